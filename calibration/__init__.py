@@ -1,0 +1,1 @@
+"""Colour, tray and exposure calibration, stored as a human-readable profile."""

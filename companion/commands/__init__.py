@@ -1,0 +1,1 @@
+"""Sub-commands of ``companion``: one module each, found automatically by ``companion.cli``."""

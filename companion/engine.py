@@ -1,0 +1,400 @@
+"""The rules-engine API that every game in ``companion.games`` implements.
+
+A game is a :class:`Game` (its rules data, options and advice) and a :class:`GameState`
+(an immutable position).  A state is either a *chance node*, where the current player
+must roll the dice named by :meth:`GameState.dice_to_roll` and the camera (or a seeded
+random draw) supplies the outcome through :meth:`GameState.apply_roll`, or a *decision
+node*, where :meth:`GameState.legal_moves` lists what the player may do and
+:meth:`GameState.apply` plays one.  Every transition returns a new state; a broken rule
+raises :class:`~companion.errors.RuleError` and leaves the old state untouched.
+"""
+from __future__ import annotations
+
+import random
+import re
+from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from companion.errors import RuleError, UserError
+
+__all__ = [
+    "Alert", "DiceRequest", "Die", "Game", "GameState", "Move", "Option", "Suggestion",
+    "dice_to_json", "parse_dice",
+]
+
+
+@dataclass(frozen=True, order=True)
+class Die:
+    """One die as read from the table: its face value and, when known, its colour."""
+
+    value: int
+    colour: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, int) or not 1 <= self.value <= 6:
+            raise UserError(f"a die shows 1 to 6, not {self.value!r}")
+
+    def to_json(self) -> dict:
+        return {"value": self.value, "colour": self.colour}
+
+    @classmethod
+    def from_json(cls, data: Mapping | int) -> "Die":
+        if isinstance(data, int):
+            return cls(data)
+        try:
+            return cls(int(data["value"]), data.get("colour"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UserError(f"not a die: {data!r}") from exc
+
+    def __str__(self) -> str:
+        return f"{self.colour}:{self.value}" if self.colour else str(self.value)
+
+
+_DIE_TOKEN = re.compile(r"^(?:(?P<colour>[a-zA-Z][\w-]*):)?(?P<value>\d+)$")
+
+
+def parse_dice(text: str) -> tuple[Die, ...]:
+    """Parse ``"white:6 white:4 yellow:2 5"`` (commas allowed) into dice."""
+    dice = []
+    for token in text.replace(",", " ").split():
+        match = _DIE_TOKEN.match(token)
+        if not match:
+            raise UserError(f"cannot read die {token!r}: write a value 1-6, optionally as colour:value")
+        value = int(match["value"])
+        if not 1 <= value <= 6:
+            raise UserError(f"die {token!r}: a die shows 1 to 6")
+        colour = match["colour"].lower() if match["colour"] else None
+        dice.append(Die(value, colour))
+    return tuple(dice)
+
+
+def dice_to_json(dice: Iterable[Die]) -> list[dict]:
+    return [d.to_json() for d in dice]
+
+
+def _freeze(value: Any) -> Any:
+    """Turn JSON-like data into hashable data (lists become tuples, dicts sorted pairs)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, Die):
+        return (value.colour, value.value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Move:
+    """A player's decision: a ``kind`` and JSON-able parameters, hashable and comparable.
+
+    The optional ``player`` parameter names who acts; :meth:`GameState.apply` refuses
+    a move made out of turn and ignores ``player`` otherwise.
+    """
+
+    kind: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def make(cls, kind: str, **params: Any) -> "Move":
+        return cls(kind, tuple(sorted((k, _freeze(v)) for k, v in params.items())))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        for name, value in self.params:
+            if name == key:
+                return value
+        return default
+
+    def __getitem__(self, key: str) -> Any:
+        for name, value in self.params:
+            if name == key:
+                return value
+        raise KeyError(key)
+
+    def without(self, *keys: str) -> "Move":
+        return Move(self.kind, tuple(p for p in self.params if p[0] not in keys))
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, **{k: _thaw(v) for k, v in self.params}}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Move":
+        if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
+            raise UserError(f"a move is an object with a 'kind', not {data!r}")
+        params = {k: v for k, v in data.items() if k != "kind"}
+        return cls.make(data["kind"], **params)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rules option: a documented default a group may change before the game."""
+
+    name: str
+    default: Any
+    description: str
+    choices: tuple | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """Return ``value`` converted to the default's type; UserError if it does not fit."""
+        kind = type(self.default)
+        try:
+            if kind is bool and isinstance(value, str):
+                if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                    raise ValueError(value)
+                converted: Any = value.lower() in ("1", "true", "yes", "on")
+            elif kind in (int, float, str, bool):
+                converted = kind(value)
+            else:
+                converted = value
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"option {self.name}: {value!r} is not a {kind.__name__}") from exc
+        if self.choices is not None and converted not in self.choices:
+            raise UserError(f"option {self.name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        return converted
+
+
+@dataclass(frozen=True)
+class Alert:
+    """Something a player must notice or act on now.
+
+    ``kind`` is a stable identifier (``"spoilage"``, ``"final_round"``, ``"game_over"``,
+    ``"roll_failed"``, ...); ``severity`` is ``"info"``, ``"warning"`` or ``"critical"``.
+    """
+
+    kind: str
+    message: str
+    severity: str = "info"
+    players: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "severity": self.severity, "players": list(self.players)}
+
+
+@dataclass(frozen=True)
+class DiceRequest:
+    """The dice the current player must roll now: one colour per die (``None``: any)."""
+
+    player: str
+    colours: tuple[str | None, ...]
+    reason: str = ""
+
+    @property
+    def count(self) -> int:
+        return len(self.colours)
+
+    def check(self, dice: Sequence[Die]) -> None:
+        """Raise RuleError unless ``dice`` are this many dice of these colours.
+
+        A die whose colour was not read (``None``) may stand for any requested colour.
+        """
+        if len(dice) != self.count:
+            raise RuleError("dice to roll", f"{self.player} rolls {self.count} dice now, not {len(dice)}")
+        wanted = Counter(c for c in self.colours if c is not None)
+        given = Counter(d.colour for d in dice if d.colour is not None)
+        unwanted = given - wanted
+        if unwanted:
+            extra = ", ".join(f"{n} {c}" for c, n in sorted(unwanted.items()))
+            raise RuleError("dice to roll", f"{extra} die(s) are not among the dice to roll ({self.describe()})")
+
+    def describe(self) -> str:
+        counts = Counter(c or "any" for c in self.colours)
+        return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+
+    def draw(self, rng: random.Random) -> tuple[Die, ...]:
+        """A seeded random roll of exactly these dice."""
+        return tuple(Die(rng.randint(1, 6), colour) for colour in self.colours)
+
+    def to_json(self) -> dict:
+        return {"player": self.player, "count": self.count, "colours": list(self.colours), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A legal move with its advice figures and a one-line reason for its rank."""
+
+    move: Move
+    text: str
+    advice: dict = field(default_factory=dict)
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"move": self.move.to_json(), "text": self.text, "advice": self.advice, "reason": self.reason}
+
+
+class GameState(ABC):
+    """An immutable game position.  Subclasses implement the abstract methods."""
+
+    game: "Game"
+    players: tuple[str, ...]
+
+    # -- whose turn, what now ---------------------------------------------------------
+    @property
+    @abstractmethod
+    def current_player(self) -> str | None:
+        """The player who must act now (roll or move); None once the game is over."""
+
+    @property
+    @abstractmethod
+    def phase(self) -> str:
+        """A short name of what happens now, e.g. ``"roll"``, ``"lock"``, ``"claim"``."""
+
+    @abstractmethod
+    def dice_to_roll(self) -> DiceRequest | None:
+        """The dice the current player must roll now, or None at a decision node."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True once the game has ended."""
+
+    # -- transitions ------------------------------------------------------------------
+    @abstractmethod
+    def _apply_roll(self, dice: tuple[Die, ...]) -> "GameState":
+        """Game-specific part of :meth:`apply_roll`; ``dice`` already match the request."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[Move]:
+        """Every legal move at this decision node (empty at a chance node or the end)."""
+
+    @abstractmethod
+    def _apply(self, move: Move) -> "GameState":
+        """Game-specific part of :meth:`apply`: validate ``move`` and return the next state."""
+
+    def apply_roll(self, dice: Sequence[Die]) -> "GameState":
+        """Supply the outcome of the roll asked for by :meth:`dice_to_roll`."""
+        if self.is_terminal():
+            raise RuleError("game over", "the game is over: no more rolls")
+        request = self.dice_to_roll()
+        if request is None:
+            raise RuleError("roll order", f"{self.current_player} must choose a move now, not roll")
+        dice = tuple(dice)
+        request.check(dice)
+        return self._apply_roll(dice)
+
+    def apply(self, move: Move) -> "GameState":
+        """Play ``move`` for the current player and return the next state."""
+        if self.is_terminal():
+            raise RuleError("game over", "the game is over: no more moves")
+        if self.dice_to_roll() is not None:
+            raise RuleError("roll first", f"{self.current_player} must roll {self.dice_to_roll().describe()} first")
+        actor = move.get("player")
+        if actor is not None and actor != self.current_player:
+            raise RuleError("turn order", f"it is {self.current_player}'s turn, not {actor}'s")
+        return self._apply(move.without("player"))
+
+    def legal_moves_for(self, dice: Sequence[Die]) -> list[Move]:
+        """The legal moves after rolling ``dice`` at this chance node."""
+        return self.apply_roll(dice).legal_moves()
+
+    def random_roll(self, rng: random.Random) -> tuple[Die, ...]:
+        """A seeded random draw of the dice asked for now (for simulation)."""
+        request = self.dice_to_roll()
+        if request is None:
+            raise RuleError("roll order", "no roll is due now")
+        return request.draw(rng)
+
+    # -- scores and alerts ------------------------------------------------------------
+    @abstractmethod
+    def score_breakdown(self) -> dict[str, dict[str, int]]:
+        """Player -> score source -> points; each player's total is the sum."""
+
+    def scores(self) -> dict[str, int]:
+        return {p: sum(parts.values()) for p, parts in self.score_breakdown().items()}
+
+    def winners(self) -> list[str]:
+        """The players with the highest score (games with a tie-break override this)."""
+        scores = self.scores()
+        best = max(scores.values())
+        return [p for p in self.players if scores[p] == best]
+
+    @abstractmethod
+    def alerts(self) -> list[Alert]:
+        """What the players must notice now (spoilage coming, last round, game over...)."""
+
+    # -- text and JSON ----------------------------------------------------------------
+    @abstractmethod
+    def describe(self, move: Move) -> str:
+        """One line describing ``move`` for a person."""
+
+    @abstractmethod
+    def to_json(self) -> dict:
+        """The whole state as JSON; ``game.state_from_json`` reads it back."""
+
+    def summary(self) -> dict:
+        """A small JSON view for displays: players, whose turn, phase, scores."""
+        request = self.dice_to_roll()
+        return {
+            "game": self.game.name,
+            "players": list(self.players),
+            "current_player": self.current_player,
+            "phase": self.phase,
+            "dice_to_roll": request.to_json() if request else None,
+            "terminal": self.is_terminal(),
+            "scores": self.scores(),
+        }
+
+
+class Game(ABC):
+    """A game's rules: its name, player count, options and rules data, and advice."""
+
+    name: str            # command-line name, e.g. "dairyman"
+    title: str           # display name, e.g. "Dairyman"
+    min_players: int
+    max_players: int
+    options: tuple[Option, ...] = ()
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults overlaid with ``given``; UserError names an unknown or bad option."""
+        known = {o.name: o for o in self.options}
+        resolved = {o.name: o.default for o in self.options}
+        for key, value in (given or {}).items():
+            option = known.get(key.replace("-", "_"))
+            if option is None:
+                names = ", ".join(sorted(known)) or "none"
+                raise UserError(f"{self.name} has no option {key!r} (options: {names})")
+            resolved[option.name] = option.coerce(value)
+        return resolved
+
+    def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
+        players = tuple(p.strip() for p in players)
+        if not self.min_players <= len(players) <= self.max_players:
+            raise UserError(f"{self.title} is for {self.min_players}-{self.max_players} players, not {len(players)}")
+        if any(not p for p in players) or len(set(players)) != len(players):
+            raise UserError("players need distinct, non-empty names")
+        return players
+
+    def default_players(self, count: int | None = None) -> tuple[str, ...]:
+        count = self.min_players if count is None else count
+        return tuple(f"Player {i + 1}" for i in range(count))
+
+    @abstractmethod
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                 seed: int = 0) -> GameState:
+        """A fresh game for ``players`` in seat order; ``seed`` fixes every shuffle."""
+
+    @abstractmethod
+    def state_from_json(self, data: Mapping) -> GameState:
+        """Read a state written by :meth:`GameState.to_json` (UserError if it is not one)."""
+
+    @abstractmethod
+    def advise(self, state: GameState) -> list[Suggestion]:
+        """The legal moves at a decision node, best first, each with figures and a reason.
+
+        Moves that differ only by which of two identical dice is used appear once.
+        """
+
+    def describe(self) -> dict:
+        """The game's rules data for displays and ``companion games``."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "players": [self.min_players, self.max_players],
+            "options": [{"name": o.name, "default": o.default, "description": o.description,
+                         **({"choices": list(o.choices)} if o.choices else {})} for o in self.options],
+        }

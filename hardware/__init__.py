@@ -1,0 +1,1 @@
+"""Camera sources (Pi camera, USB webcam, replay, simulated) and GPIO buttons and LEDs."""

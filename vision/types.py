@@ -1,0 +1,55 @@
+"""What the reader returns: one :class:`DieReading` per die found in a frame."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from companion.engine import Die
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die as read from a frame.
+
+    ``value`` is None when the reader is not sure of the pips; ``colour`` is None when
+    the die's colour matches no palette colour.  ``center`` and ``bbox`` (x, y, w, h)
+    are in the frame's pixels; ``confidence`` is 0..1.
+    """
+
+    value: int | None
+    colour: str | None
+    center: tuple[float, float]
+    bbox: tuple[float, float, float, float]
+    confidence: float
+
+    @property
+    def certain(self) -> bool:
+        return self.value is not None
+
+    def to_die(self) -> Die | None:
+        """The die for the rules engine, or None while its value is uncertain."""
+        return Die(self.value, self.colour) if self.value is not None else None
+
+    def to_json(self) -> dict:
+        return {
+            "value": self.value,
+            "colour": self.colour,
+            "center": [round(float(c), 1) for c in self.center],
+            "bbox": [round(float(c), 1) for c in self.bbox],
+            "confidence": round(float(self.confidence), 3),
+        }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Every die read from one frame, and how long the reading took."""
+
+    dice: tuple[DieReading, ...] = ()
+    ms: float = 0.0
+    image: str | None = None
+    error: str | None = field(default=None)
+
+    def to_json(self) -> dict:
+        out: dict = {"image": self.image, "dice": [d.to_json() for d in self.dice], "ms": round(self.ms, 2)}
+        if self.error:
+            out["error"] = self.error
+        return out

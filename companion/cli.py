@@ -12,7 +12,20 @@ import pkgutil
 import sys
 
 from companion import __version__, commands
-from companion.errors import CompanionError
+from companion.errors import CompanionError, UserError
+
+
+def parse_options(text: str | None) -> dict[str, str]:
+    """Parse ``"k=v,k2=v2"`` from ``--options``; the game checks names and values."""
+    options: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"option {item.strip()!r}: write name=value")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def build_parser() -> argparse.ArgumentParser:

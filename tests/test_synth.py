@@ -1,0 +1,157 @@
+"""The synthetic renderer: deterministic, truthful, real pip layouts, hard cases on request."""
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.engine import Die
+from companion.errors import UserError
+from vision.synth import DIE_COLOURS, pip_layout, random_scene, render_scene
+
+CLEAN = {"noise_sigma": (0.0, 0.0), "blur_sigma": (0.0, 0.0), "glare": 0.0, "marble": 0.0, "light_gradient": (0.0, 0.0),
+             "vignette": (0.0, 0.0)}
+
+
+def _square(d):
+    half = d.side / 2
+    a = math.radians(d.rotation)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T + d.center
+
+
+def _gap(a, b):
+    pa, pb = _square(a), _square(b)
+    best = -math.inf
+    for d in (a, b):
+        r = math.radians(d.rotation)
+        for axis in ((math.cos(r), math.sin(r)), (-math.sin(r), math.cos(r))):
+            qa, qb = pa @ axis, pb @ axis
+            best = max(best, qb.min() - qa.max(), qa.min() - qb.max())
+    return best
+
+
+def _count_pips(img, d, dark_pips):
+    """Count pip blobs inside a die's face, straight from the pixels."""
+    x, y, w, h = (round(v) for v in d.bbox)
+    crop = cv2.cvtColor(img[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+    mask = np.zeros_like(crop)
+    inner = (_square(d) - d.center) * 0.8 + d.center - (x, y)
+    cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 255)
+    _, binary = cv2.threshold(crop, 0, 255, (cv2.THRESH_BINARY_INV if dark_pips else cv2.THRESH_BINARY)
+                              + cv2.THRESH_OTSU)
+    _n, _, stats, _ = cv2.connectedComponentsWithStats(binary & mask)
+    return sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] > 8)
+
+
+def test_same_seed_same_image_and_other_seed_differs():
+    dice = [(3, "red"), (5, "white"), (1, "black")]
+    a, ta = render_scene(dice, seed=11)
+    b, tb = render_scene(dice, seed=11)
+    c, _ = render_scene(dice, seed=12)
+    assert np.array_equal(a, b) and ta == tb
+    assert not np.array_equal(a, c)
+
+
+def test_truth_follows_the_requested_dice_in_order():
+    dice = [Die(2, "blue"), (6, "yellow"), (4, "ivory", "red")]
+    img, truth = render_scene(dice, seed=3, size=(800, 600))
+    assert img.shape == (600, 800, 3) and img.dtype == np.uint8
+    assert [(t.value, t.colour) for t in truth] == [(2, "blue"), (6, "yellow"), (4, "ivory")]
+    assert truth[2].pip_colour == "red"
+    assert truth[0].pip_colour == "white" and truth[1].pip_colour == "black"
+    assert [t.to_die() for t in truth] == [Die(2, "blue"), Die(6, "yellow"), Die(4, "ivory")]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_dice_never_overlap_and_stay_inside_the_frame(seed):
+    img, truth = random_scene(seed, count=(8, 14), touching=0.5)
+    h, w = img.shape[:2]
+    for d in truth:
+        x, y, bw, bh = d.bbox
+        assert x >= 0 and y >= 0 and x + bw <= w and y + bh <= h
+        assert 25 * 0.9 <= d.side <= 250 * 1.1
+    for i, a in enumerate(truth):
+        for b in truth[i + 1:]:
+            assert _gap(a, b) >= -0.5
+
+
+def test_touching_option_puts_dice_against_each_other():
+    _, truth = render_scene([(v, "white") for v in range(1, 7)], seed=5, touching=1.0, die_size=(40, 60))
+    closest = [min(_gap(a, b) for b in truth if b is not a) for a in truth]
+    assert max(closest) < 1.5          # every die touches another one
+    assert sum(t.touching for t in truth) == 5
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("colour,dark_pips", [("white", True), ("black", False), ("red", False)])
+def test_pips_drawn_match_the_value(value, colour, dark_pips):
+    img, truth = render_scene([(value, colour)], seed=value, die_size=(120, 160), background="grey_card", **CLEAN)
+    assert _count_pips(img, truth[0], dark_pips) == value
+
+
+def test_small_dice_still_show_their_pips():
+    dice = [(v, "white") for v in range(1, 7)]
+    img, truth = render_scene(dice, seed=9, die_size=(26, 30), background="dark_felt", **CLEAN)
+    assert [_count_pips(img, d, True) for d in truth] == [1, 2, 3, 4, 5, 6]
+
+
+def test_body_colours_look_like_their_names():
+    dice = [(1, c) for c in DIE_COLOURS]
+    img, truth = render_scene(dice, seed=2, die_size=(50, 60), background="grey_card", **CLEAN)
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    for d in truth:
+        # sample the face halfway between the centre pip and a corner
+        r = math.radians(d.rotation + 45)
+        x = int(d.center[0] + 0.3 * d.side * math.cos(r))
+        y = int(d.center[1] + 0.3 * d.side * math.sin(r))
+        hue, sat, val = (int(v) for v in hsv[y, x])
+        if d.colour == "black":
+            assert val < 70
+        elif d.colour == "white":
+            assert val > 200 and sat < 40
+        elif d.colour == "red":
+            assert (hue < 8 or hue > 170) and sat > 120
+        elif d.colour == "blue":
+            assert 100 <= hue <= 125 and sat > 120
+        elif d.colour == "green":
+            assert 45 <= hue <= 85
+
+
+def test_glare_brightens_part_of_the_face():
+    kwargs = {"seed": 4, "die_size": (100, 120), "background": "green_felt", "noise_sigma": (0.0, 0.0),
+                  "blur_sigma": (0.0, 0.0), "marble": 0.0}
+    plain, truth = render_scene([(5, "red")], glare=0.0, **kwargs)
+    shiny, truth2 = render_scene([(5, "red")], glare=1.0, **kwargs)
+    assert truth2[0].glare and not truth[0].glare
+    x, y, w, h = (int(v) for v in truth[0].bbox)
+    diff = shiny[y:y + h, x:x + w].astype(int) - plain[y:y + h, x:x + w].astype(int)
+    assert diff.max() > 40 and diff.min() >= -1
+    assert np.array_equal(shiny[:, :x], plain[:, :x])   # nothing changes off the die
+
+
+def test_coloured_pips_option():
+    _, truth = render_scene([(4, "black")] * 6, seed=1, coloured_pips=1.0)
+    assert all(t.pip_colour in ("red", "yellow") for t in truth)
+
+
+def test_pip_layouts_are_real_die_faces():
+    for value in range(1, 7):
+        for turned in (False, True):
+            points = pip_layout(value, turned)
+            assert len(points) == len(set(points)) == value
+            # a real face is symmetric under a half turn
+            assert sorted(points) == sorted((-x, -y) for x, y in points)
+    assert pip_layout(2) != pip_layout(2, turned=True)
+
+
+@pytest.mark.parametrize("bad", [[(7, "red")], [(0, "red")], [(3, "pink")], [(3, "red", "teal")], ["six"]])
+def test_bad_dice_give_a_one_line_error(bad):
+    with pytest.raises(UserError) as err:
+        render_scene(bad, seed=0)
+    assert "\n" not in str(err.value)
+
+
+def test_too_many_big_dice_is_a_clear_error():
+    with pytest.raises(UserError, match="cannot fit"):
+        render_scene([(1, "white")] * 30, seed=0, die_size=(200, 250))

@@ -1,0 +1,486 @@
+"""Synthetic dice photos with exact truth, for training, tests and the simulated camera.
+
+:func:`render_scene` draws a dice tray seen from above: a textured floor, dice of the
+requested values and colours at random positions, rotations and sizes (no two dice
+overlap, touching is allowed, every die lies fully inside the frame), real die-face pip
+layouts, rounded corners and bevels, soft shadows, a lighting gradient, glare spots,
+blur and sensor noise.  The same arguments and seed always give the same image.
+
+Every tunable number lives in :data:`DEFAULTS` (a :class:`RenderSettings`); pass
+``settings=RenderSettings(...)`` or keyword overrides to change it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from companion.engine import Die
+from companion.errors import UserError
+
+__all__ = [
+    "BACKGROUNDS",
+    "COLOURED_PIPS",
+    "DEFAULTS",
+    "DEFAULT_PIP_COLOUR",
+    "DIE_COLOURS",
+    "PIP_COLOURS",
+    "RenderSettings",
+    "SynthDie",
+    "pip_layout",
+    "random_scene",
+    "render_scene",
+]
+
+# Base body colours (BGR) of plain plastic dice, named as the reader's default palette names them.
+DIE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "white": (238, 240, 240),
+    "ivory": (196, 228, 240),
+    "yellow": (30, 205, 245),
+    "orange": (25, 125, 240),
+    "red": (40, 35, 200),
+    "green": (70, 160, 35),
+    "blue": (190, 95, 25),
+    "purple": (125, 40, 110),
+    "black": (32, 30, 30),
+    "brown": (35, 75, 125),
+}
+
+PIP_COLOURS: dict[str, tuple[int, int, int]] = {
+    "white": (240, 240, 240),
+    "black": (25, 25, 25),
+    "red": (35, 30, 210),
+    "yellow": (40, 215, 245),
+    "gold": (60, 180, 215),
+    "blue": (200, 90, 20),
+}
+
+# Pips real dice of each body colour usually have (dark pips on light dice, white on dark).
+DEFAULT_PIP_COLOUR: dict[str, str] = {
+    "white": "black", "ivory": "black", "yellow": "black", "orange": "black",
+    "red": "white", "green": "white", "blue": "white", "purple": "white",
+    "black": "white", "brown": "white",
+}
+
+# Coloured pips seen on real dice sets (the hard case "coloured pips").
+COLOURED_PIPS: dict[str, tuple[str, ...]] = {
+    "white": ("red", "blue"), "ivory": ("red", "blue"), "yellow": ("red", "blue"),
+    "orange": ("blue", "white"), "red": ("yellow", "gold"), "green": ("yellow", "gold"),
+    "blue": ("red", "yellow"), "purple": ("yellow", "gold"), "black": ("red", "yellow"),
+    "brown": ("gold", "yellow"),
+}
+
+# Tray floors (BGR base colour, texture kind).
+BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
+    "grey_card": ((172, 176, 178), "speckle"),
+    "green_felt": ((55, 105, 40), "felt"),
+    "wood": ((70, 120, 165), "wood"),
+    "white_sheet": ((222, 224, 226), "speckle"),
+    "dark_felt": ((62, 56, 56), "felt"),
+    "blue_felt": ((120, 70, 35), "felt"),
+}
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    """The numbers behind a synthetic scene; each range is (low, high), drawn per scene or per die."""
+
+    die_size: tuple[float, float] = (25.0, 250.0)   # side of a die in pixels (25-250 px across)
+    size_spread: float = 0.06          # per-die size variation around the scene's size (fraction)
+    corner_radius: tuple[float, float] = (0.10, 0.20)   # rounded corner radius, fraction of the side
+    bevel: tuple[float, float] = (0.05, 0.09)   # width of the darker rounded edge, fraction of the side
+    pip_offset: tuple[float, float] = (0.25, 0.29)      # pip grid offset from the centre, fraction of the side
+    pip_radius: tuple[float, float] = (0.075, 0.095)   # pip radius, fraction of the side
+    colour_jitter: float = 12.0        # +- per BGR channel on a die's body colour
+    min_gap: float = 3.0               # pixels between dice that are not touching
+    frame_margin: float = 2.0          # pixels between a die and the frame edge
+    touching: float = 0.0              # chance that a die is placed against another one
+    glare: float = 0.15                # chance that a die carries a glare spot
+    glare_strength: tuple[float, float] = (50.0, 110.0)   # added brightness at a glare spot's centre
+    coloured_pips: float = 0.0         # chance that a die has coloured pips instead of black/white
+    marble: float = 0.1                # chance that a die's plastic is marbled
+    light_gradient: tuple[float, float] = (0.0, 0.30)   # brightness change across the frame
+    vignette: tuple[float, float] = (0.0, 0.18)         # darkening in the corners
+    shadow_strength: tuple[float, float] = (0.25, 0.5)  # darkening under a die's shadow
+    shadow_offset: tuple[float, float] = (0.03, 0.10)   # shadow shift, fraction of the side
+    blur_sigma: tuple[float, float] = (0.0, 0.9)        # Gaussian blur of the whole frame, pixels
+    noise_sigma: tuple[float, float] = (1.0, 5.0)       # Gaussian sensor noise, grey levels
+    max_placement_tries: int = 400     # random positions tried per die before shrinking the dice
+
+
+DEFAULTS = RenderSettings()
+
+
+@dataclass(frozen=True)
+class SynthDie:
+    """The truth about one drawn die: what the reader should report for it."""
+
+    value: int
+    colour: str
+    pip_colour: str
+    center: tuple[float, float]
+    bbox: tuple[float, float, float, float]
+    rotation: float      # degrees, counter-clockwise, of the face's pip grid
+    side: float          # pixels
+    touching: bool = False
+    glare: bool = False
+
+    def to_die(self) -> Die:
+        return Die(self.value, self.colour)
+
+    def to_json(self) -> dict:
+        return {
+            "value": self.value,
+            "colour": self.colour,
+            "pip_colour": self.pip_colour,
+            "center": [round(c, 1) for c in self.center],
+            "bbox": [round(c, 1) for c in self.bbox],
+            "rotation": round(self.rotation, 1),
+        }
+
+
+def pip_layout(value: int, turned: bool = False) -> list[tuple[float, float]]:
+    """Pip centres of a die face in grid units (-1, 0, 1); ``turned`` mirrors 2, 3 and 6."""
+    layouts = {
+        1: [(0, 0)],
+        2: [(-1, -1), (1, 1)],
+        3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+        5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+    }
+    points = layouts[value]
+    if turned and value in (2, 3, 6):
+        points = [(y, -x) for x, y in points]   # a quarter turn: the other diagonal, rows instead of columns
+    return [(float(x), float(y)) for x, y in points]
+
+
+@dataclass
+class _Placed:
+    value: int
+    colour: str
+    pip_colour: str
+    cx: float
+    cy: float
+    side: float
+    angle: float          # radians
+    touching: bool = False
+
+    def corners(self, grow: float = 0.0) -> np.ndarray:
+        half = self.side / 2 + grow
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        local = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        rot = np.array([[c, -s], [s, c]])
+        return local @ rot.T + (self.cx, self.cy)
+
+
+def _gap(a: _Placed, b: _Placed) -> float:
+    """Separating distance between two squares (negative when they overlap)."""
+    pa, pb = a.corners(), b.corners()
+    best = -math.inf
+    for angle in (a.angle, b.angle):
+        for axis in ((math.cos(angle), math.sin(angle)), (-math.sin(angle), math.cos(angle))):
+            proj_a, proj_b = pa @ axis, pb @ axis
+            sep = max(proj_b.min() - proj_a.max(), proj_a.min() - proj_b.max())
+            best = max(best, sep)
+    return best
+
+
+def _normalise(item) -> tuple[int, str | None, str | None]:
+    if isinstance(item, Die):
+        value, colour, pips = item.value, item.colour, None
+    elif isinstance(item, int):
+        value, colour, pips = item, None, None
+    elif isinstance(item, (tuple, list)) and 1 <= len(item) <= 3:
+        value, colour, pips = (list(item) + [None, None])[:3]
+    else:
+        raise UserError(f"synthetic die must be a Die, a value or (value, colour[, pip colour]), not {item!r}")
+    if not isinstance(value, (int, np.integer)) or not 1 <= int(value) <= 6:
+        raise UserError(f"synthetic die value must be 1 to 6, not {value!r}")
+    if colour is not None and colour not in DIE_COLOURS:
+        raise UserError(f"unknown die colour {colour!r} (known: {', '.join(DIE_COLOURS)})")
+    if pips is not None and pips not in PIP_COLOURS:
+        raise UserError(f"unknown pip colour {pips!r} (known: {', '.join(PIP_COLOURS)})")
+    return int(value), colour, pips
+
+
+def _rng_range(rng: np.random.Generator, bounds: tuple[float, float]) -> float:
+    return float(rng.uniform(bounds[0], bounds[1])) if bounds[1] > bounds[0] else float(bounds[0])
+
+
+def _smooth_noise(rng: np.random.Generator, w: int, h: int, cell: int) -> np.ndarray:
+    """Low-frequency noise in about -1..1, ``cell`` pixels per random sample."""
+    small = rng.standard_normal((max(2, h // cell + 2), max(2, w // cell + 2))).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _background(rng: np.random.Generator, w: int, h: int, name: str) -> np.ndarray:
+    base, texture = BACKGROUNDS[name]
+    base_arr = np.array(base, np.float32) + rng.uniform(-12, 12, 3).astype(np.float32)
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = base_arr
+    blotches = _smooth_noise(rng, w, h, 48)[..., None] * 6.0
+    if texture == "wood":
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        theta = rng.uniform(0, math.pi)
+        along = xs * math.cos(theta) + ys * math.sin(theta)
+        warp = _smooth_noise(rng, w, h, 60) * 18.0
+        grain = np.sin((along + warp) * rng.uniform(0.08, 0.2))
+        img *= (1.0 + 0.12 * grain[..., None] + 0.04 * _smooth_noise(rng, w, h, 6)[..., None])
+    elif texture == "felt":
+        img += rng.standard_normal((h, w, 1), dtype=np.float32) * np.float32(4.0)
+    else:  # speckle: card or paper with a few dark fibres
+        img += rng.standard_normal((h, w, 1), dtype=np.float32) * np.float32(2.5)
+        for _ in range(int(w * h / 40000)):
+            x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+            cv2.circle(img, (x, y), 1, tuple(float(c) * 0.6 for c in base_arr), -1, cv2.LINE_AA)
+    return img + blotches
+
+
+def _window(frame_shape, x0: int, y0: int, patch_shape) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
+    """Slices of the frame and of a patch placed with its corner at (x0, y0), clipped to the frame."""
+    fh, fw = frame_shape[:2]
+    ph, pw = patch_shape[:2]
+    lx, ly = max(0, -x0), max(0, -y0)
+    hx, hy = min(pw, fw - x0), min(ph, fh - y0)
+    return (slice(y0 + ly, y0 + hy), slice(x0 + lx, x0 + hx)), (slice(ly, hy), slice(lx, hx))
+
+
+def _rounded_square(side: float, radius: float, angle: float, centre: tuple[float, float], k: float) -> np.ndarray:
+    """Polygon of a rounded square (supersampled by ``k``) as int32 points for cv2."""
+    half = side / 2
+    r = min(radius, half)
+    points = []
+    for qx, qy, start in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
+        cx, cy = qx * (half - r), qy * (half - r)
+        for step in range(0, 91, 10):
+            a = math.radians(start + step)
+            points.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    pts = np.array(points)
+    c, s = math.cos(angle), math.sin(angle)
+    pts = pts @ np.array([[c, -s], [s, c]]).T + centre
+    return np.round(pts * k).astype(np.int32)
+
+
+def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
+    """Render one die into a small patch.
+
+    Returns (x0, y0, colour float32 HxWx3, alpha float32 HxW, face polygon, outline polygon),
+    the polygons in frame pixels.
+    """
+    side = die.side
+    pad = 3
+    extent = side * math.sqrt(2) / 2 + pad
+    x0, y0 = math.floor(die.cx - extent), math.floor(die.cy - extent)
+    x1, y1 = math.ceil(die.cx + extent), math.ceil(die.cy + extent)
+    pw, ph = x1 - x0, y1 - y0
+    k = 4 if side < 60 else 2 if side < 140 else 1
+    centre = (die.cx - x0, die.cy - y0)
+
+    body = np.array(DIE_COLOURS[die.colour], np.float32) + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)
+    body = np.clip(body, 0, 255)
+    bevel_frac = _rng_range(rng, cfg.bevel)
+    radius_frac = _rng_range(rng, cfg.corner_radius)
+    canvas = np.zeros((ph * k, pw * k, 3), np.uint8)
+    alpha = np.zeros((ph * k, pw * k), np.uint8)
+
+    outline = _rounded_square(side, side * radius_frac, die.angle, centre, k)
+    cv2.fillPoly(alpha, [outline], 255, cv2.LINE_AA)
+    edge = tuple(float(c) for c in body * 0.72)
+    cv2.fillPoly(canvas, [outline], edge, cv2.LINE_AA)
+    face_side = side * (1 - 2 * bevel_frac)
+    face = _rounded_square(face_side, face_side * radius_frac * 0.8, die.angle, centre, k)
+    cv2.fillPoly(canvas, [face], tuple(float(c) for c in body), cv2.LINE_AA)
+
+    c, s = math.cos(die.angle), math.sin(die.angle)
+    offset = side * _rng_range(rng, cfg.pip_offset)
+    pip_r = side * _rng_range(rng, cfg.pip_radius) * (0.92 if die.value == 6 else 1.0)
+    if die.value == 1:
+        pip_r *= rng.uniform(1.0, 1.35)
+    pip = PIP_COLOURS[die.pip_colour]
+    rim = tuple(float(v) for v in np.array(pip, np.float32) * 0.55)
+    for gx, gy in pip_layout(die.value, turned=bool(rng.integers(0, 2))):
+        lx, ly = gx * offset, gy * offset
+        px, py = centre[0] + lx * c - ly * s, centre[1] + lx * s + ly * c
+        point = (round(px * k * 16), round(py * k * 16))
+        cv2.circle(canvas, point, round(pip_r * k * 16), rim, -1, cv2.LINE_AA, 4)
+        inner = (round((px + 0.12 * pip_r) * k * 16), round((py + 0.12 * pip_r) * k * 16))
+        cv2.circle(canvas, inner, round(pip_r * 0.82 * k * 16), pip, -1, cv2.LINE_AA, 4)
+
+    if k > 1:
+        canvas = cv2.resize(canvas, (pw, ph), interpolation=cv2.INTER_AREA)
+        alpha = cv2.resize(alpha, (pw, ph), interpolation=cv2.INTER_AREA)
+    colour = canvas.astype(np.float32)
+    if rng.random() < cfg.marble:
+        swirl = np.clip(_smooth_noise(rng, pw, ph, max(3, int(side / 5))), -1, 1)[..., None]
+        colour *= 1.0 + 0.18 * swirl
+    # A soft light falloff across the die adds a little depth.
+    ys, xs = np.mgrid[0:ph, 0:pw].astype(np.float32)
+    tilt = rng.uniform(-1, 1, 2) * 0.08 / max(side, 1)
+    colour *= (1.0 + (xs - centre[0]) * tilt[0] + (ys - centre[1]) * tilt[1])[..., None]
+    face_pts = face.astype(np.float32) / k + (x0, y0)
+    outline_pts = outline.astype(np.float32) / k + (x0, y0)
+    return x0, y0, colour, alpha.astype(np.float32) / 255.0, face_pts, outline_pts
+
+
+def _add_glare(rng: np.random.Generator, img: np.ndarray, die: _Placed, face_pts: np.ndarray,
+               cfg: RenderSettings) -> None:
+    """Add a soft bright spot on the die's top face, off its centre."""
+    spot_r = die.side * rng.uniform(0.12, 0.22)
+    ang = rng.uniform(0, 2 * math.pi)
+    dist = die.side * rng.uniform(0.15, 0.35)
+    gx, gy = die.cx + dist * math.cos(ang), die.cy + dist * math.sin(ang)
+    x0, y0 = int(face_pts[:, 0].min()) - 1, int(face_pts[:, 1].min()) - 1
+    pw, ph = int(face_pts[:, 0].max()) + 2 - x0, int(face_pts[:, 1].max()) + 2 - y0
+    ys, xs = np.mgrid[y0:y0 + ph, x0:x0 + pw].astype(np.float32)
+    spot = np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * spot_r ** 2))
+    mask = np.zeros((ph, pw), np.float32)
+    cv2.fillPoly(mask, [np.round(face_pts - (x0, y0)).astype(np.int32)], 1.0, cv2.LINE_AA)
+    dst, src = _window(img.shape, x0, y0, mask.shape)
+    img[dst] += (_rng_range(rng, cfg.glare_strength) * spot * mask)[src][..., None]
+
+
+def _place(rng: np.random.Generator, items, w: int, h: int, cfg: RenderSettings, base: float) -> list[_Placed] | None:
+    placed: list[_Placed] = []
+    margin = cfg.frame_margin
+    for value, colour, pips in items:
+        side = base * (1 + rng.uniform(-cfg.size_spread, cfg.size_spread))
+        ok = False
+        for _ in range(cfg.max_placement_tries):
+            touching = bool(placed) and rng.random() < cfg.touching
+            if touching:
+                partner = placed[int(rng.integers(0, len(placed)))]
+                angle = partner.angle
+                direction = int(rng.integers(0, 4)) * math.pi / 2 + angle
+                slide = rng.uniform(-0.3, 0.3) * min(side, partner.side)
+                dist = (side + partner.side) / 2 + rng.uniform(0.0, 0.8)
+                cx = partner.cx + dist * math.cos(direction) - slide * math.sin(direction)
+                cy = partner.cy + dist * math.sin(direction) + slide * math.cos(direction)
+            else:
+                angle = rng.uniform(0, math.pi / 2)
+                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            cand = _Placed(value, colour, pips, float(cx), float(cy), float(side), float(angle), touching)
+            pts = cand.corners()
+            if pts[:, 0].min() < margin or pts[:, 1].min() < margin or \
+                    pts[:, 0].max() > w - 1 - margin or pts[:, 1].max() > h - 1 - margin:
+                continue
+            if all(_gap(cand, other) >= (-0.01 if touching and other is partner else cfg.min_gap)
+                   for other in placed):
+                placed.append(cand)
+                ok = True
+                break
+        if not ok:
+            return None
+    return placed
+
+
+def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480),
+                 settings: RenderSettings | None = None, background: str | None = None,
+                 motion_blur: float = 0.0, **overrides) -> tuple[np.ndarray, list[SynthDie]]:
+    """Draw ``dice`` (Die, value, or (value, colour[, pip colour])) on a tray; return (BGR image, truth).
+
+    A die without a colour gets a random one.  ``settings``/``overrides`` change any
+    :class:`RenderSettings` field (e.g. ``touching=0.5, glare=1.0, coloured_pips=1.0,
+    die_size=(30, 40)``); ``background`` names one of :data:`BACKGROUNDS`;
+    ``motion_blur`` (pixels) smears the frame as if the dice were still rolling.
+    Truth is listed in the order the dice were given.
+    """
+    cfg = replace(settings or DEFAULTS, **overrides)
+    w, h = int(size[0]), int(size[1])
+    if w < 32 or h < 32:
+        raise UserError(f"synthetic frame must be at least 32x32 pixels, not {w}x{h}")
+    if background is not None and background not in BACKGROUNDS:
+        raise UserError(f"unknown background {background!r} (known: {', '.join(BACKGROUNDS)})")
+    rng = np.random.default_rng(seed)
+    items = []
+    for item in dice:
+        value, colour, pips = _normalise(item)
+        colour = colour or list(DIE_COLOURS)[int(rng.integers(0, len(DIE_COLOURS)))]
+        if pips is None:
+            coloured = rng.random() < cfg.coloured_pips
+            pips = COLOURED_PIPS[colour][int(rng.integers(0, 2))] if coloured else DEFAULT_PIP_COLOUR[colour]
+        items.append((value, colour, pips))
+
+    low, high = cfg.die_size
+    base = math.exp(rng.uniform(math.log(low), math.log(high)))
+    # Big dice must still fit: cap the size by the free area per die, then shrink until placement works.
+    if items:
+        base = max(low, min(base, math.sqrt(w * h * 0.3 / len(items)), min(w, h) / 1.6))
+    placed = _place(rng, items, w, h, cfg, base)
+    while placed is None:
+        if base <= low:
+            raise UserError(f"cannot fit {len(items)} dice of {low:.0f}+ px in a {w}x{h} frame")
+        base = max(low, base * 0.9)
+        placed = _place(rng, items, w, h, cfg, base)
+
+    bg_name = background or list(BACKGROUNDS)[int(rng.integers(0, len(BACKGROUNDS)))]
+    img = _background(rng, w, h, bg_name)
+
+    patches = [_draw_die(rng, die, cfg) for die in placed]
+
+    # Soft shadows: each die's silhouette, shifted away from the light and blurred.
+    light = rng.uniform(0, 2 * math.pi)
+    shade = np.zeros((h, w), np.float32)
+    strength = _rng_range(rng, cfg.shadow_strength)
+    for die, (x0, y0, _, alpha, _, _) in zip(placed, patches):
+        shift = die.side * _rng_range(rng, cfg.shadow_offset)
+        sigma = max(0.8, die.side * 0.06)
+        pad = math.ceil(shift + 3 * sigma) + 1
+        ph, pw = alpha.shape
+        m = np.float32([[1, 0, pad + shift * math.cos(light)], [0, 1, pad + shift * math.sin(light)]])
+        layer = cv2.GaussianBlur(cv2.warpAffine(alpha, m, (pw + 2 * pad, ph + 2 * pad)), (0, 0), sigma)
+        dst, src = _window(shade.shape, x0 - pad, y0 - pad, layer.shape)
+        shade[dst] = np.maximum(shade[dst], layer[src])
+    img *= (1.0 - strength * shade)[..., None]
+
+    for x0, y0, colour, alpha, _, _ in patches:
+        ph, pw = alpha.shape
+        # The patch's padding may reach past the frame edge; the die itself never does.
+        lx, ly = max(0, -x0), max(0, -y0)
+        hx, hy = min(pw, w - x0), min(ph, h - y0)
+        roi = img[y0 + ly:y0 + hy, x0 + lx:x0 + hx]
+        a = alpha[ly:hy, lx:hx, None]
+        roi[:] = roi * (1 - a) + colour[ly:hy, lx:hx] * a
+
+    # Lighting: a linear gradient and a vignette over the whole frame.
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    theta = rng.uniform(0, 2 * math.pi)
+    along = ((xs - w / 2) * math.cos(theta) + (ys - h / 2) * math.sin(theta)) / max(w, h)
+    gain = 1.0 + _rng_range(rng, cfg.light_gradient) * along
+    radius2 = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    gain *= 1.0 - _rng_range(rng, cfg.vignette) * radius2
+    img *= gain[..., None]
+
+    truth = []
+    for die, (_, _, _, _, face_pts, outline) in zip(placed, patches):
+        glare = bool(rng.random() < cfg.glare)
+        if glare:
+            _add_glare(rng, img, die, face_pts, cfg)
+        x_lo, y_lo = outline[:, 0].min(), outline[:, 1].min()
+        bbox = (float(x_lo), float(y_lo), float(outline[:, 0].max() - x_lo), float(outline[:, 1].max() - y_lo))
+        truth.append(SynthDie(die.value, die.colour, die.pip_colour, (die.cx, die.cy), bbox,
+                              math.degrees(die.angle) % 360, die.side, die.touching, glare))
+
+    if motion_blur > 0:
+        length = max(2, round(motion_blur))
+        kernel = np.zeros((length, length), np.float32)
+        cv2.line(kernel, (0, int(rng.integers(0, length))), (length - 1, int(rng.integers(0, length))), 1.0, 1)
+        img = cv2.filter2D(img, -1, kernel / kernel.sum())
+    sigma = _rng_range(rng, cfg.blur_sigma)
+    if sigma > 0.2:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    img += rng.standard_normal(img.shape, dtype=np.float32) * np.float32(_rng_range(rng, cfg.noise_sigma))
+    return np.clip(img, 0, 255).astype(np.uint8), truth
+
+
+def random_scene(seed: int, *, count: tuple[int, int] = (1, 12), colours: Iterable[str] | None = None,
+                 size: tuple[int, int] = (640, 480), **kwargs) -> tuple[np.ndarray, list[SynthDie]]:
+    """A scene with a random number of random dice (values and colours drawn from ``seed``)."""
+    rng = np.random.default_rng([seed, 1])
+    names = list(colours) if colours is not None else list(DIE_COLOURS)
+    n = int(rng.integers(count[0], count[1] + 1))
+    dice = [(int(rng.integers(1, 7)), names[int(rng.integers(0, len(names)))]) for _ in range(n)]
+    return render_scene(dice, seed=seed, size=size, **kwargs)

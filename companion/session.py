@@ -1,0 +1,646 @@
+"""Games in progress as an append-only event log in SQLite.
+
+A session is a list of events: ``created`` (game, players, resolved options, seed),
+then ``roll``, ``move``, ``undo``, ``redo`` and ``finished``.  Nothing is ever
+updated or deleted (triggers refuse it).  The current state is rebuilt by replaying
+the log through the rules engine from ``game.new_game``; an action is checked by the
+engine first and written only if legal, so a rejected roll or move leaves no trace.
+
+Durability: the file is in WAL mode with ``synchronous=FULL``.  Each action is one
+transaction that is fsynced before :class:`Session` returns, so anything a caller has
+shown survives a killed process *and* a pulled power plug (a Raspberry Pi on a
+table gets unplugged; NORMAL would survive only the former).  A commit costs a few
+milliseconds on an SD card, which no player notices between two rolls.
+
+Several processes may share one file: writes take SQLite's write lock
+(``BEGIN IMMEDIATE``, busy timeout), and a session catches up with events another
+process appended before it validates and writes its own.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import io
+import json
+import os
+import random
+import secrets
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from companion.engine import Die, GameState, Move, dice_to_json, parse_dice
+from companion.errors import RuleError, UserError
+from companion.games import get_game
+from companion.paths import data_dir
+
+__all__ = ["DEFAULT_FILE_NAME", "Session", "SessionStore", "bench_sessions", "replay_export"]
+
+DEFAULT_FILE_NAME = "sessions.sqlite3"
+# Written into the SQLite header (PRAGMA application_id / user_version) so that a file
+# from another program or another schema is recognised before anything is read from it.
+APPLICATION_ID = 0x44434D50  # "DCMP"
+SCHEMA_VERSION = 1
+EXPORT_FORMAT = "dice-companion-session"
+BUSY_TIMEOUT_SECONDS = 10.0
+ACTION_KINDS = ("roll", "move")
+EVENT_KINDS = ("created", "roll", "move", "undo", "redo", "finished")
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_SCHEMA = f"""
+CREATE TABLE events (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id INTEGER NOT NULL,
+    seq        INTEGER NOT NULL,
+    kind       TEXT NOT NULL CHECK (kind IN ({", ".join(repr(k) for k in EVENT_KINDS)})),
+    player     TEXT,
+    payload    TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (session_id, seq)
+);
+CREATE INDEX events_by_kind ON events (kind, session_id);
+CREATE TABLE photos (
+    sha256 TEXT PRIMARY KEY,
+    data   BLOB NOT NULL
+);
+CREATE TRIGGER events_are_never_updated BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the session log is append-only'); END;
+CREATE TRIGGER events_are_never_deleted BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the session log is append-only'); END;
+PRAGMA application_id = {APPLICATION_ID};
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+_EXPECTED_COLUMNS = {
+    "events": ["id", "session_id", "seq", "kind", "player", "payload", "created_at"],
+    "photos": ["sha256", "data"],
+}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _refuse(path: Path, why: str) -> UserError:
+    return UserError(f"session file {path} {why}; it was left untouched (move it away or use --db)")
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not our SQLite database, reading only its 100-byte header."""
+    if path.is_dir():
+        raise _refuse(path, "is a directory")
+    with open(path, "rb") as handle:
+        header = handle.read(100)
+    if not header:
+        raise _refuse(path, "is empty")
+    if not header.startswith(_SQLITE_MAGIC):
+        raise _refuse(path, "is not a SQLite database")
+    if len(header) < 100:
+        raise _refuse(path, "is truncated")
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id != APPLICATION_ID:
+        raise _refuse(path, "is a SQLite database of another program")
+    version = int.from_bytes(header[60:64], "big")
+    if version != SCHEMA_VERSION:
+        raise _refuse(path, f"has session schema version {version}, this companion reads version {SCHEMA_VERSION}")
+
+
+def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?mode={'ro' if read_only else 'rw'}"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def _check_contents(path: Path) -> None:
+    """Refuse a file whose pages or tables are damaged; opened read-only, never written.
+
+    A read-only look at a WAL-mode file makes SQLite create empty ``-wal``/``-shm``
+    side files; when the file is refused, those it created are removed again.
+    """
+    side_files = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+    existed = [side.exists() for side in side_files]
+    try:
+        conn = _connect(path, read_only=True)
+        try:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise _refuse(path, f"is corrupt ({problems[0]})")
+            for table, columns in _EXPECTED_COLUMNS.items():
+                found = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+                if found != columns:
+                    raise _refuse(path, f"does not have the session table {table!r} this companion expects")
+        finally:
+            conn.close()
+    except (sqlite3.DatabaseError, UserError) as exc:
+        wal, _ = side_files
+        if not any(existed) and (not wal.exists() or wal.stat().st_size == 0):
+            for side in side_files:
+                side.unlink(missing_ok=True)
+        if isinstance(exc, UserError):
+            raise
+        raise _refuse(path, f"cannot be read as a session database ({exc})") from exc
+
+
+def _create(path: Path) -> None:
+    """Create a complete, empty session database at ``path`` atomically.
+
+    The schema is built in a temporary file that is then hard-linked into place, so no
+    other process ever sees a half-made file; if another process won the race, its
+    file is kept.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
+    try:
+        conn = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript(_SCHEMA)
+        finally:
+            conn.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    finally:
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            leftover.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class _Event:
+    seq: int
+    kind: str
+    player: str | None
+    payload: dict
+    created_at: str
+
+    def to_json(self) -> dict:
+        return {"seq": self.seq, "kind": self.kind, "player": self.player, "time": self.created_at, **self.payload}
+
+
+def _reading(method):
+    """Turn a damaged row met while reading into the one-line refusal of the file."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.DatabaseError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            store = getattr(self, "store", self)
+            raise _refuse(store.path, f"has a damaged record ({type(exc).__name__}: {exc})") from exc
+    return guarded
+
+
+class SessionStore:
+    """The session database: opens (or creates) it and hands out :class:`Session` objects.
+
+    ``path`` defaults to ``sessions.sqlite3`` in :func:`companion.paths.data_dir`.  An
+    empty, truncated, corrupt or foreign file is refused with a one-line UserError and
+    left exactly as it was.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path is not None else data_dir() / DEFAULT_FILE_NAME
+        if not self.path.exists():
+            _create(self.path)
+        _check_header(self.path)
+        _check_contents(self.path)
+        try:
+            self._conn = _connect(self.path)
+            self._conn.execute("PRAGMA synchronous = FULL")
+        except sqlite3.DatabaseError as exc:
+            raise _refuse(self.path, f"cannot be opened ({exc})") from exc
+
+    # -- plumbing ---------------------------------------------------------------------
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write_transaction(self) -> _Transaction:
+        return _Transaction(self._conn, self.path)
+
+    def _events(self, session_id: int, after_seq: int = -1) -> list[_Event]:
+        try:
+            rows = self._conn.execute(
+                "SELECT seq, kind, player, payload, created_at FROM events "
+                "WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, after_seq)).fetchall()
+            return [_Event(seq, kind, player, json.loads(payload), created_at)
+                    for seq, kind, player, payload, created_at in rows]
+        except (sqlite3.DatabaseError, json.JSONDecodeError) as exc:
+            raise _refuse(self.path, f"has an unreadable event in session {session_id} ({exc})") from exc
+
+    def _append(self, session_id: int, seq: int, kind: str, player: str | None, payload: Mapping) -> _Event:
+        event = _Event(seq, kind, player, dict(payload), _now())
+        self._conn.execute(
+            "INSERT INTO events (session_id, seq, kind, player, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, seq, kind, player, json.dumps(event.payload, sort_keys=True), event.created_at))
+        return event
+
+    def _store_photo(self, data: bytes) -> str:
+        digest = hashlib.sha256(data).hexdigest()
+        self._conn.execute("INSERT OR IGNORE INTO photos (sha256, data) VALUES (?, ?)", (digest, data))
+        return digest
+
+    @_reading
+    def photo(self, sha256: str) -> bytes:
+        """The image bytes a roll referenced by ``{"sha256": ...}``."""
+        row = self._conn.execute("SELECT data FROM photos WHERE sha256 = ?", (sha256,)).fetchone()
+        if row is None:
+            raise UserError(f"no photo {sha256} in {self.path}")
+        return row[0]
+
+    # -- sessions ---------------------------------------------------------------------
+    def new_session(self, game_name: str, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                    seed: int | None = None) -> Session:
+        """Start a game: checks players and options, then writes the ``created`` event."""
+        game = get_game(game_name)
+        players = game.check_players(players)
+        resolved = game.resolve_options(options)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        elif not isinstance(seed, int) or isinstance(seed, bool):
+            raise UserError(f"a seed is a whole number, not {seed!r}")
+        game.new_game(players, resolved, seed)  # a bad combination fails here, before anything is written
+        with self._write_transaction():
+            (last,) = self._conn.execute("SELECT COALESCE(MAX(session_id), 0) FROM events").fetchone()
+            session_id = last + 1
+            self._append(session_id, 0, "created", None,
+                         {"game": game.name, "players": list(players), "options": resolved, "seed": seed,
+                          "text": f"new game of {game.title} for {', '.join(players)} (seed {seed})"})
+        return self.open(session_id)
+
+    @_reading
+    def open(self, session_id: int) -> Session:
+        """The session ``session_id``, its state rebuilt by replaying its log."""
+        events = self._events(int(session_id))
+        if not events or events[0].kind != "created":
+            raise UserError(f"no session {session_id} in {self.path}")
+        return Session(self, int(session_id), events)
+
+    @_reading
+    def list_sessions(self) -> list[dict]:
+        """Every session, newest first: id, game, players, times, actions and whether finished."""
+        rows = self._conn.execute(
+            """SELECT c.session_id, c.payload, c.created_at,
+                      (SELECT MAX(created_at) FROM events e WHERE e.session_id = c.session_id),
+                      (SELECT COUNT(*) FROM events e WHERE e.session_id = c.session_id AND e.kind IN ('roll', 'move')),
+                      (SELECT kind FROM events e WHERE e.session_id = c.session_id AND e.kind IN ('finished', 'undo')
+                       ORDER BY seq DESC LIMIT 1)
+               FROM events c WHERE c.kind = 'created' ORDER BY c.session_id DESC""").fetchall()
+        sessions = []
+        for session_id, payload, created_at, updated_at, actions, last_end_or_undo in rows:
+            created = json.loads(payload)
+            sessions.append({"id": session_id, "game": created["game"], "players": created["players"],
+                             "created_at": created_at, "updated_at": updated_at, "actions": actions,
+                             "finished": last_end_or_undo == "finished"})
+        return sessions
+
+    def latest_unfinished(self, game_name: str | None = None,
+                          players: Sequence[str] | None = None) -> Session | None:
+        """The most recently active unfinished session, or None; ``game_name`` and
+        ``players`` (in seat order), when given, must match."""
+        wanted = get_game(game_name).name if game_name else None
+        seats = [p.strip() for p in players] if players else None
+        candidates = [s for s in self.list_sessions() if not s["finished"]
+                      and wanted in (None, s["game"]) and seats in (None, s["players"])]
+        if not candidates:
+            return None
+        latest = max(candidates, key=lambda s: (s["updated_at"], s["id"]))
+        return self.open(latest["id"])
+
+    def latest(self) -> Session | None:
+        """The most recently active session, finished or not, or None if there is none."""
+        sessions = self.list_sessions()
+        if not sessions:
+            return None
+        return self.open(max(sessions, key=lambda s: (s["updated_at"], s["id"]))["id"])
+
+    @_reading
+    def player_stats(self) -> dict[str, dict]:
+        """Per player name, over finished games: games, wins, average and best score."""
+        rows = self._conn.execute(
+            """SELECT f.payload FROM events f
+               WHERE f.kind = 'finished' AND f.seq = (
+                   SELECT MAX(seq) FROM events e WHERE e.session_id = f.session_id AND e.kind IN ('finished', 'undo'))
+               ORDER BY f.session_id""").fetchall()
+        totals: dict[str, list] = {}
+        for (payload,) in rows:
+            result = json.loads(payload)
+            for player, score in result["scores"].items():
+                games, wins, scores = totals.setdefault(player, [0, 0, []])
+                totals[player][0] = games + 1
+                totals[player][1] = wins + (player in result["winners"])
+                scores.append(score)
+        return {player: {"games": games, "wins": wins, "average_score": round(sum(scores) / len(scores), 2),
+                         "best_score": max(scores)}
+                for player, (games, wins, scores) in sorted(totals.items())}
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on any error); disk errors become UserError."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self._conn = conn
+        self._path = path
+
+    def __enter__(self) -> None:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise UserError(f"session file {self._path} is busy or cannot be written ({exc})") from exc
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            try:
+                self._conn.execute("COMMIT")
+                return
+            except sqlite3.DatabaseError as commit_error:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise UserError(f"could not save to {self._path} ({commit_error})") from commit_error
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise UserError(f"could not save to {self._path} ({exc})") from exc
+
+
+class Session:
+    """One game's log and the state it replays to.
+
+    Every action (``roll``, ``play``, ``undo``, ``redo``) is checked by the engine,
+    committed to disk, and only then reflected in :attr:`state`.
+    """
+
+    def __init__(self, store: SessionStore, session_id: int, events: list[_Event]):
+        self.store = store
+        self.id = session_id
+        created = events[0].payload
+        try:
+            self.game = get_game(created["game"])
+            self.players = tuple(created["players"])
+            self.options = dict(created["options"])
+            self.seed = int(created["seed"])
+            self._states: list[GameState] = [self.game.new_game(self.players, self.options, self.seed)]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _refuse(store.path, f"has a damaged start of session {session_id} ({exc})") from exc
+        self._events: list[_Event] = [events[0]]
+        self._applied: list[_Event] = []   # the actions that make up the current state
+        self._redo: list[_Event] = []      # undone actions, the next to redo last
+        for event in events[1:]:
+            self._replay(event)
+
+    # -- replay -----------------------------------------------------------------------
+    def _replay(self, event: _Event, next_state: GameState | None = None) -> None:
+        """Apply one logged event; ``next_state`` is the engine's result when already known."""
+        try:
+            if event.kind in ACTION_KINDS:
+                self._states.append(next_state or self._next_state(self.state, event))
+                self._applied.append(event)
+                self._redo.clear()
+            elif event.kind == "undo":
+                self._states.pop()
+                self._redo.append(self._applied.pop())
+            elif event.kind == "redo":
+                action = self._redo.pop()
+                self._states.append(next_state or self._next_state(self.state, action))
+                self._applied.append(action)
+        except (IndexError, KeyError, TypeError, ValueError, RuleError, UserError) as exc:
+            raise _refuse(self.store.path, f"has an event that does not replay in session {self.id} "
+                                           f"(event {event.seq}: {exc})") from exc
+        self._events.append(event)
+
+    @staticmethod
+    def _next_state(state: GameState, action: _Event) -> GameState:
+        if action.kind == "roll":
+            return state.apply_roll([Die.from_json(d) for d in action.payload["dice"]])
+        return state.apply(Move.from_json(action.payload["move"]))
+
+    def _catch_up(self) -> None:
+        """Replay events another process appended since this session last looked."""
+        for event in self.store._events(self.id, after_seq=self._events[-1].seq):
+            self._replay(event)
+
+    # -- reading ----------------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        return self._states[-1]
+
+    @property
+    def finished(self) -> bool:
+        return self.state.is_terminal()
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._applied)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    @property
+    def actions(self) -> int:
+        """How many rolls and moves make up the current state."""
+        return len(self._applied)
+
+    def history(self) -> list[dict]:
+        """Every event in order: seq, kind, player, time, and the dice, move, text or photo
+        it carried; a roll or move now undone is marked ``"undone": True``."""
+        live = {id(e) for e in self._applied}
+        entries = []
+        for event in self._events:
+            entry = event.to_json()
+            if event.kind in ACTION_KINDS:
+                entry["undone"] = id(event) not in live
+            entries.append(entry)
+        return entries
+
+    # -- acting -----------------------------------------------------------------------
+    def roll(self, dice: Sequence[Die] | str, photo: str | os.PathLike | bytes | None = None) -> GameState:
+        """Record the dice the current player rolled (and the photo they were read from)."""
+        dice = parse_dice(dice) if isinstance(dice, str) else tuple(dice)
+        if photo is not None and not isinstance(photo, (str, os.PathLike, bytes)):
+            raise UserError(f"a photo is a file path or image bytes, not {type(photo).__name__}")
+        return self._act("roll", lambda state: state.apply_roll(dice), lambda state: {
+            "dice": dice_to_json(dice), "photo": self._photo_reference(photo),
+            "text": f"{state.current_player} rolled {' '.join(map(str, dice))}"})
+
+    def random_roll(self) -> GameState:
+        """Roll the requested dice with a generator seeded by the game seed and the event number."""
+        self._catch_up()
+        rng = random.Random(f"{self.seed}/{self._events[-1].seq + 1}")
+        return self.roll(self.state.random_roll(rng))
+
+    def play(self, move: Move | Mapping) -> GameState:
+        """Play ``move`` (a Move or its JSON) for the current player."""
+        move = move if isinstance(move, Move) else Move.from_json(move)
+        return self._act("move", lambda state: state.apply(move), lambda state: {
+            "move": move.to_json(), "text": state.describe(move)})
+
+    def undo(self) -> GameState:
+        """Step back one roll or move; the step can be redone until a new action is taken."""
+        with self.store._write_transaction():
+            self._catch_up()
+            if not self._applied:
+                raise UserError("nothing to undo")
+            undone = self._applied[-1]
+            event = self.store._append(self.id, self._events[-1].seq + 1, "undo", undone.player,
+                                       {"undoes": undone.seq, "text": f"undo: {undone.payload['text']}"})
+        self._replay(event)
+        return self.state
+
+    def redo(self) -> GameState:
+        """Re-apply the last undone roll or move."""
+        with self.store._write_transaction():
+            self._catch_up()
+            if not self._redo:
+                raise UserError("nothing to redo")
+            action = self._redo[-1]
+            next_state = self._next_state(self.state, action)
+            event = self.store._append(self.id, self._events[-1].seq + 1, "redo", action.player,
+                                       {"redoes": action.seq, "text": f"redo: {action.payload['text']}"})
+            finish = self._finish_event(next_state, event.seq + 1)
+        self._replay(event, next_state)
+        if finish:
+            self._replay(finish)
+        return self.state
+
+    def _act(self, kind: str, transition, describe) -> GameState:
+        with self.store._write_transaction():
+            self._catch_up()
+            state = self.state
+            next_state = transition(state)  # RuleError here: the transaction is rolled back, nothing written
+            event = self.store._append(self.id, self._events[-1].seq + 1, kind, state.current_player,
+                                       describe(state))
+            finish = self._finish_event(next_state, event.seq + 1)
+        self._replay(event, next_state)
+        if finish:
+            self._replay(finish)
+        return self.state
+
+    def _finish_event(self, state: GameState, seq: int) -> _Event | None:
+        if not state.is_terminal():
+            return None
+        winners = state.winners()
+        return self.store._append(self.id, seq, "finished", None, {
+            "scores": state.scores(), "breakdown": state.score_breakdown(), "winners": winners,
+            "text": f"game over: {', '.join(winners)} won"})
+
+    def _photo_reference(self, photo: str | os.PathLike | bytes | None) -> str | dict | None:
+        if photo is None:
+            return None
+        if isinstance(photo, bytes):
+            return {"sha256": self.store._store_photo(photo)}
+        return str(Path(photo).resolve())
+
+    # -- export -----------------------------------------------------------------------
+    def export_json(self) -> dict:
+        """Everything needed to replay this game: its setup, every event, the final state."""
+        return {
+            "format": EXPORT_FORMAT, "version": SCHEMA_VERSION, "session": self.id,
+            "game": self.game.name, "players": list(self.players), "options": self.options, "seed": self.seed,
+            "finished": self.finished, "events": [e.to_json() for e in self._events],
+            "scores": self.state.scores(), "state": self.state.to_json(),
+        }
+
+    def export_csv(self) -> str:
+        """One row per event: seq, time, kind, player, text, dice, move, photo, undone."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["session", "seq", "time", "kind", "player", "text", "dice", "move", "photo", "undone"])
+        for entry in self.history():
+            dice = " ".join(str(Die.from_json(d)) for d in entry.get("dice", []))
+            move = json.dumps(entry["move"], sort_keys=True) if "move" in entry else ""
+            photo = entry.get("photo") or ""
+            if isinstance(photo, dict):
+                photo = f"sha256:{photo['sha256']}"
+            text = entry.get("text", "")
+            undone = {True: "yes", False: "no"}.get(entry.get("undone"), "")
+            writer.writerow([self.id, entry["seq"], entry["time"], entry["kind"], entry["player"] or "",
+                             text, dice, move, photo, undone])
+        return out.getvalue()
+
+
+def replay_export(data: Mapping) -> GameState:
+    """Rebuild the state an :meth:`Session.export_json` document describes, through the engine."""
+    if not isinstance(data, Mapping) or data.get("format") != EXPORT_FORMAT:
+        raise UserError("not a Dice Companion session export")
+    try:
+        game = get_game(data["game"])
+        states = [game.new_game(data["players"], data["options"], data["seed"])]
+        actions: dict[int, Mapping] = {}
+        applied: list[Mapping] = []
+        redo: list[Mapping] = []
+        for event in data["events"]:
+            kind = event["kind"]
+            if kind in ACTION_KINDS:
+                actions[event["seq"]] = event
+                redo.clear()
+            elif kind == "undo":
+                redo.append(applied.pop())
+                states.pop()
+                continue
+            elif kind == "redo":
+                event = redo.pop()
+            else:
+                continue
+            if event["kind"] == "roll":
+                states.append(states[-1].apply_roll([Die.from_json(d) for d in event["dice"]]))
+            else:
+                states.append(states[-1].apply(Move.from_json(event["move"])))
+            applied.append(event)
+    except (KeyError, IndexError, TypeError, ValueError, RuleError) as exc:
+        raise UserError(f"the session export does not replay ({exc})") from exc
+    return states[-1]
+
+
+def bench_sessions(actions: int = 200, repeats: int = 3, directory: str | os.PathLike | None = None,
+                   game_name: str = "dairyman", seed: int = 1) -> dict:
+    """Time committing actions (roll/move with fsync) and reopening a session by replay.
+
+    Plays random legal rolls and the top advised move into a fresh file in ``directory``
+    (a temporary one by default) and reports milliseconds per committed action and per
+    reopen of the whole log.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=directory) as tmp, SessionStore(Path(tmp) / DEFAULT_FILE_NAME) as store:
+        game = get_game(game_name)
+        session = store.new_session(game.name, game.default_players(game.min_players), seed=seed)
+        rng = random.Random(seed)
+        spent = 0.0
+        played = 0
+        while played < actions and not session.finished:
+            state = session.state
+            if state.dice_to_roll() is not None:
+                dice = state.random_roll(rng)
+                started = time.perf_counter()
+                session.roll(dice)
+            else:
+                move = game.advise(state)[0].move
+                started = time.perf_counter()
+                session.play(move)
+            spent += time.perf_counter() - started
+            played += 1
+        commit_ms = spent * 1000 / max(played, 1)
+        reopen_times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            store.open(session.id)
+            reopen_times.append((time.perf_counter() - started) * 1000)
+    return {"game": game_name, "actions": played, "ms_per_committed_action": round(commit_ms, 3),
+            "ms_to_reopen": round(min(reopen_times), 3), "synchronous": "FULL", "journal_mode": "WAL"}

@@ -1,0 +1,724 @@
+"""Dairyman (Chih-Fan Chen, 2-4 players): roll dairy dice, lock sets of ten on the
+barns, claim milk tiles from the order display, flip them to cheese or ice cream.
+
+Rules data (dice, tokens, the 22 tiles, defaults for what the rule text leaves out)
+lives in ``dairyman.toml``; the odds and advice in ``dairyman_advice``.
+
+A turn: the player rolls (chance node), locks one or more sets (``lock``) or, with no
+set, fails (``fail``); then re-rolls the unlocked dice (``reroll``, optionally freezing
+some with freeze tokens) or stops and claims tiles (``claim``; ``fail`` when none fit).
+At any decision node of the turn the player may ``flip`` an own tile (cheese with the
+unlocked yellow die, ice cream with a freeze token); right after a roll, before
+locking, a flipped ice cream tile's re-roll ability may be used once (``ability``).
+Dice in moves are written ``colour:value`` (``"white:5"``); a bare value matches a
+white die first, then red, then yellow.
+"""
+from __future__ import annotations
+
+import random
+import tomllib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion
+from companion.errors import RuleError, UserError
+from companion.games import dairyman_advice as dice_math
+
+RULES = tomllib.loads((Path(__file__).with_name("dairyman.toml")).read_text(encoding="utf-8"))
+
+WHITE, YELLOW, RED = "white", "yellow", "red"
+DIE_COLOURS = (WHITE, YELLOW, RED)
+_BARE_DIE_PREFERENCE = (WHITE, RED, YELLOW)  # a bare value keeps the yellow die for last
+
+ROLL, LOCK, CONTINUE, OVER = "roll", "lock", "continue", "over"
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One milk tile: ``kind`` is ``ice_cream`` or ``cheese`` (the side it flips to)."""
+
+    id: int
+    kind: str
+    value: int
+    flipped_value: int
+    ability: str | None = None   # ice cream: "ones", "twos" or "one"
+    face: int | None = None      # cheese: the yellow die value that flips it
+
+    def label(self, flipped: bool = False) -> str:
+        if not flipped:
+            return f"milk {self.value} (#{self.id})"
+        return f"{'ice cream' if self.kind == 'ice_cream' else 'cheese'} {self.flipped_value} (#{self.id})"
+
+
+ABILITY_TEXT = dice_math.ABILITY_TEXT
+
+
+def build_tiles(cheese_faces: str) -> tuple[Tile, ...]:
+    """The 22 tiles from the rules data, cheese faces taken in order from ``cheese_faces``."""
+    try:
+        faces = [int(f) for f in cheese_faces.replace(",", " ").split()]
+    except ValueError as exc:
+        raise UserError(f"option cheese_faces: {cheese_faces!r} is not a list of die values") from exc
+    cheese_count = sum(t["count"] for t in RULES["tiles"] if t["kind"] == "cheese")
+    if len(faces) != cheese_count or not all(1 <= f <= 6 for f in faces):
+        raise UserError(f"option cheese_faces needs {cheese_count} die values 1-6, one per cheese tile")
+    tiles: list[Tile] = []
+    face_iter = iter(faces)
+    for spec in RULES["tiles"]:
+        for _ in range(spec["count"]):
+            if spec["kind"] == "ice_cream":
+                tiles.append(Tile(len(tiles), "ice_cream", spec["value"], spec["value"], ability=spec["ability"]))
+            else:
+                tiles.append(Tile(len(tiles), "cheese", spec["value"], spec["cheese_value"], face=next(face_iter)))
+    return tuple(tiles)
+
+
+def die_text(die: Die) -> str:
+    return f"{die.colour}:{die.value}"
+
+
+def _parse_die(spec: Any) -> Die:
+    """A die named in a move: ``"white:5"``, ``"5"``, ``5`` or ``{"value": 5, "colour": ...}``."""
+    if isinstance(spec, Die):
+        return spec
+    if isinstance(spec, int) and not isinstance(spec, bool) and 1 <= spec <= 6:
+        return Die(spec)
+    if isinstance(spec, str):
+        colour, _, value = spec.strip().rpartition(":")
+        try:
+            return Die(int(value), colour.lower() or None)
+        except (ValueError, UserError) as exc:
+            raise RuleError("die", f"cannot read die {spec!r}: write colour:value with a value 1-6") from exc
+    if isinstance(spec, (tuple, list)) and len(spec) == 2 and all(isinstance(p, (list, tuple)) for p in spec):
+        return _parse_die(dict(spec))  # a frozen {"value", "colour"} mapping
+    if isinstance(spec, Mapping):
+        try:
+            return Die.from_json(spec)
+        except UserError as exc:
+            raise RuleError("die", str(exc)) from exc
+    raise RuleError("die", f"cannot read die {spec!r}: write colour:value, e.g. white:5")
+
+
+def take_dice(pool: Sequence[Die], wanted: Iterable[Any], rule: str = "each die once") -> tuple[list[Die], list[Die]]:
+    """Match die specs against ``pool``: (dice taken, dice left).  RuleError if one is missing."""
+    left = Counter(pool)
+    taken: list[Die] = []
+    for spec in wanted:
+        die = _parse_die(spec)
+        if die.colour is None:
+            match = next((Die(die.value, c) for c in _BARE_DIE_PREFERENCE if left[Die(die.value, c)] > 0), None)
+        else:
+            match = die if left[die] > 0 else None
+        if match is None:
+            have = sum(1 for d in taken if d.value == die.value and (die.colour is None or d.colour == die.colour))
+            what = f"{die.colour} {die.value}" if die.colour else f"{die.value}"
+            if have:
+                raise RuleError(rule, f"a {what} is used more often than the unlocked dice show it")
+            raise RuleError(rule, f"no unlocked {what} to use")
+        left[match] -= 1
+        taken.append(match)
+    return taken, sorted(left.elements())
+
+
+class DairymanState(GameState):
+    """An immutable Dairyman position (see the module docstring for the turn)."""
+
+    __slots__ = ("game", "players", "options", "tiles", "seed", "shuffles", "stack", "display", "owned",
+                 "flipped", "backorders", "freeze", "current", "roll_no", "phase", "roll", "barns",
+                 "set_aside", "abilities_used", "pending", "reds", "events", "turns")
+
+    def __init__(self, **fields: Any):
+        for name in self.__slots__:
+            object.__setattr__(self, name, fields[name])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a game state is immutable")
+
+    def _with(self, **changes: Any) -> "DairymanState":
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return DairymanState(**fields)
+
+    # -- totals that follow from the rules data ---------------------------------------
+    @property
+    def backorder_total(self) -> int:
+        return RULES["tokens"]["backorders"][str(len(self.players))]
+
+    @property
+    def freeze_total(self) -> int:
+        return self.options["freeze_tokens"]
+
+    @property
+    def backorder_supply(self) -> int:
+        return self.backorder_total - sum(self.backorders)
+
+    @property
+    def freeze_supply(self) -> int:
+        return self.freeze_total - sum(self.freeze)
+
+    @property
+    def fail_points(self) -> int:
+        """What the advice counts a failed turn as (the backorder penalty, negative)."""
+        return RULES["advice"]["fail_points"]
+
+    @property
+    def locked_sets(self) -> int:
+        return sum(len(barn) for barn in self.barns)
+
+    @property
+    def barn_total(self) -> int:
+        return sum(d.value for barn in self.barns for s in barn for d in s)
+
+    def turn_dice(self) -> list[Die]:
+        """Every die of this turn wherever it is (roll, barns, set aside), pending rolls excluded."""
+        dice = list(self.roll) + list(self.set_aside)
+        for barn in self.barns:
+            for s in barn:
+                dice.extend(s)
+        if self.pending:
+            dice.extend(self.pending[0])
+        return dice
+
+    # -- GameState API ----------------------------------------------------------------
+    @property
+    def current_player(self) -> str | None:
+        return None if self.phase == OVER else self.players[self.current]
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def dice_to_roll(self) -> DiceRequest | None:
+        if self.phase != ROLL:
+            return None
+        kept, colours = self.pending
+        if self.roll_no == 1 and not kept and not self.locked_sets:
+            reason = "start of turn"
+        else:
+            reason = f"roll {self.roll_no}" + (f", {len(kept)} die(s) kept" if kept else "")
+        return DiceRequest(self.players[self.current], colours, reason)
+
+    def _apply_roll(self, dice: tuple[Die, ...]) -> "DairymanState":
+        kept, colours = self.pending
+        # Dice read without a colour take the colours still missing, in request order.
+        missing = Counter(colours) - Counter(d.colour for d in dice if d.colour is not None)
+        fill = []
+        for colour in colours:
+            if missing[colour] > 0:
+                fill.append(colour)
+                missing[colour] -= 1
+        fill_iter = iter(fill)
+        rolled = [d if d.colour is not None else Die(d.value, next(fill_iter)) for d in dice]
+        return self._with(roll=tuple(sorted(list(kept) + rolled)), pending=None, phase=LOCK, events=())
+
+    def legal_moves(self) -> list[Move]:
+        if self.phase == LOCK:
+            locks = dice_math.enumerate_locks(self.roll)
+            moves = [Move.make("lock", sets=[[die_text(d) for d in s] for s in lock]) for lock in locks]
+            if not locks:
+                moves.append(Move("fail"))
+            return moves + self._flip_moves() + self._ability_moves()
+        if self.phase == CONTINUE:
+            subsets = self.claimable_subsets()
+            moves = [Move.make("claim", tiles=list(ids)) for ids in subsets]
+            if not subsets:
+                moves.append(Move("fail"))
+            if self.roll:
+                most = min(self.freeze[self.current], len(self.roll) - 1)
+                kinds = sorted(Counter(self.roll).items())
+                for pick in _sub_multisets([n for _, n in kinds], most):
+                    frozen = [die_text(d) for (d, _), n in zip(kinds, pick) for _ in range(n)]
+                    moves.append(Move.make("reroll", freeze=frozen))
+            return moves + self._flip_moves()
+        return []
+
+    def _flip_moves(self) -> list[Move]:
+        """Flips of own milk tiles the player can pay for now (identical tiles once)."""
+        moves, seen = [], set()
+        yellow_faces = {d.value for d in self.roll if d.colour == YELLOW}
+        for t in sorted(self.owned[self.current]):
+            tile = self.tiles[t]
+            key = (tile.kind, tile.value, tile.face)
+            if t in self.flipped or key in seen:
+                continue
+            if tile.kind == "ice_cream" and self.freeze[self.current] > 0:
+                moves.append(Move.make("flip", tile=t))
+            elif tile.kind == "cheese" and tile.face in yellow_faces:
+                moves.append(Move.make("flip", tile=t, die=f"{YELLOW}:{tile.face}"))
+            else:
+                continue
+            seen.add(key)
+        return moves
+
+    def _ability_moves(self) -> list[Move]:
+        """Unused ice cream re-rolls that apply to the roll (one tile per ability kind)."""
+        moves, seen = [], set()
+        for t in sorted(self.owned[self.current]):
+            tile = self.tiles[t]
+            if (tile.kind != "ice_cream" or t not in self.flipped or t in self.abilities_used
+                    or tile.ability in seen):
+                continue
+            seen.add(tile.ability)
+            if tile.ability == "one":
+                moves.extend(Move.make("ability", tile=t, die=die_text(d)) for d in sorted(set(self.roll)))
+            elif any(d.value == (1 if tile.ability == "ones" else 2) for d in self.roll):
+                moves.append(Move.make("ability", tile=t))
+        return moves
+
+    def _apply(self, move: Move) -> "DairymanState":
+        handler = {"lock": self._lock, "fail": self._fail, "reroll": self._reroll, "claim": self._claim,
+                   "flip": self._flip, "ability": self._ability}.get(move.kind)
+        if handler is None:
+            raise RuleError("move kind", f"Dairyman has no move {move.kind!r} (lock, fail, reroll, claim, flip, ability)")
+        return handler(move)
+
+    # -- moves ------------------------------------------------------------------------
+    def _need_phase(self, move: str, *phases: str) -> None:
+        if self.phase not in phases:
+            when = {LOCK: "right after a roll", CONTINUE: "after locking"}
+            allowed = " or ".join(when[p] for p in phases)
+            raise RuleError("turn order", f"{move} is only possible {allowed}")
+
+    def _lock(self, move: Move) -> "DairymanState":
+        self._need_phase("locking sets", LOCK)
+        sets = move.get("sets")
+        if not isinstance(sets, (list, tuple)) or not sets:
+            raise RuleError("lock a set", "name at least one set to lock, e.g. sets=[[\"white:6\", \"white:4\"]]")
+        pool = list(self.roll)
+        locked = []
+        for spec in sets:
+            if not isinstance(spec, (list, tuple)) or len(spec) not in (2, 3):
+                raise RuleError("set of ten", f"a set is 2 or 3 dice, not {spec!r}")
+            dice = [_parse_die(d) for d in spec]
+            total = sum(d.value for d in dice)
+            if total != 10:
+                shown = "+".join(str(d.value) for d in dice)
+                raise RuleError("set of ten", f"{shown} totals {total}: a set must total exactly 10")
+            taken, pool = take_dice(pool, dice)
+            locked.append(tuple(sorted(taken)))
+        barn = min(self.roll_no, len(self.barns)) - 1
+        barns = tuple(b + tuple(locked) if i == barn else b for i, b in enumerate(self.barns))
+        return self._with(roll=tuple(pool), barns=barns, phase=CONTINUE, events=())
+
+    def _fail(self, move: Move) -> "DairymanState":
+        self._need_phase("failing", LOCK, CONTINUE)
+        if self.phase == LOCK and self.roll_has_set():
+            raise RuleError("lock a set", "this roll holds a set of 10: lock at least one")
+        if self.phase == CONTINUE and self.claimable_subsets():
+            raise RuleError("must claim", f"a barn total of {self.barn_total} claims a tile: you must claim")
+        return self._end_turn_failed()
+
+    def _reroll(self, move: Move) -> "DairymanState":
+        self._need_phase("re-rolling", CONTINUE)
+        if not self.roll:
+            raise RuleError("re-roll", "every die is locked or set aside: nothing left to re-roll")
+        frozen_specs = move.get("freeze") or ()
+        if not isinstance(frozen_specs, (list, tuple)):
+            raise RuleError("freeze", "freeze names a list of dice")
+        me = self.current
+        if len(frozen_specs) > self.freeze[me]:
+            raise RuleError("freeze", f"freezing {len(frozen_specs)} dice needs {len(frozen_specs)} freeze tokens; "
+                            f"{self.players[me]} has {self.freeze[me]}")
+        if frozen_specs and len(frozen_specs) >= len(self.roll):
+            raise RuleError("freeze", "at least one die must be rolled: freeze fewer dice")
+        frozen, rolled = take_dice(self.roll, frozen_specs, rule="freeze")
+        tokens = list(self.freeze)
+        tokens[me] -= len(frozen)
+        roll_no = self.roll_no + 1
+        # A token is earned as the re-roll is declared, after freezing for it (our
+        # reading), so it can pay for a later freeze or flip but not this re-roll.
+        earned = roll_no >= self.options["freeze_earned_from_roll"] and self.freeze_total - sum(tokens) > 0
+        if earned:
+            tokens[me] += 1
+        events = ({"kind": "freeze_earned", "player": self.players[me]},) if earned else ()
+        return self._with(roll=(), pending=(tuple(frozen), tuple(d.colour for d in rolled)), phase=ROLL,
+                          roll_no=roll_no, freeze=tuple(tokens), events=events)
+
+    def _claim(self, move: Move) -> "DairymanState":
+        self._need_phase("claiming", CONTINUE)
+        ids = move.get("tiles")
+        if not isinstance(ids, (list, tuple)) or not ids or not all(isinstance(i, int) for i in ids):
+            raise RuleError("claim", "name the display tiles to claim by number, e.g. tiles=[3]")
+        if len(set(ids)) != len(ids) or not set(ids) <= set(self.display):
+            shown = ", ".join(f"#{i}" for i in self.display)
+            raise RuleError("claim", f"claim distinct tiles from the display ({shown})")
+        cost = sum(self.tiles[i].value for i in ids)
+        if cost > self.barn_total:
+            raise RuleError("claim limit", f"the tiles cost {cost} but the barns hold {self.barn_total}")
+        return self._end_turn_claimed(tuple(ids))
+
+    def _flip(self, move: Move) -> "DairymanState":
+        self._need_phase("flipping", LOCK, CONTINUE)
+        me = self.current
+        tile = self._own_tile(move.get("tile"))
+        if tile.id in self.flipped:
+            raise RuleError("flip", f"{tile.label(True)} is already flipped")
+        if tile.kind == "ice_cream":
+            if self.freeze[me] < 1:
+                raise RuleError("flip ice cream", "flipping to ice cream costs a freeze token and you have none")
+            tokens = tuple(n - 1 if i == me else n for i, n in enumerate(self.freeze))
+            return self._with(freeze=tokens, flipped=self.flipped | {tile.id}, events=())
+        spec = move.get("die")
+        die = _parse_die(spec) if spec is not None else Die(tile.face, YELLOW)
+        if die.colour not in (None, YELLOW):
+            raise RuleError("flip cheese", "only the yellow die flips a cheese tile")
+        if die.value != tile.face:
+            raise RuleError("cheese face", f"{tile.label()} needs the yellow die on {tile.face}, not {die.value}")
+        taken, left = take_dice(self.roll, [Die(tile.face, YELLOW)], rule="flip cheese")
+        return self._with(roll=tuple(left), set_aside=self.set_aside + tuple(taken),
+                          flipped=self.flipped | {tile.id}, events=())
+
+    def _ability(self, move: Move) -> "DairymanState":
+        self._need_phase("an ice cream re-roll", LOCK)
+        tile = self._own_tile(move.get("tile"))
+        if tile.kind != "ice_cream" or tile.id not in self.flipped:
+            raise RuleError("ice cream ability", f"{tile.label(tile.id in self.flipped)} has no re-roll ability")
+        if tile.id in self.abilities_used:
+            raise RuleError("ice cream ability", f"{tile.label(True)} was already used this turn")
+        if tile.ability in ("ones", "twos"):
+            face = 1 if tile.ability == "ones" else 2
+            rolled = [d for d in self.roll if d.value == face]
+            if not rolled:
+                raise RuleError("ice cream ability", f"no unlocked die shows {face}")
+            kept = [d for d in self.roll if d.value != face]
+        else:
+            spec = move.get("die")
+            if spec is None:
+                raise RuleError("ice cream ability", "name the die to re-roll, e.g. die=\"white:1\"")
+            rolled, kept = take_dice(self.roll, [spec], rule="ice cream ability")
+        return self._with(roll=(), pending=(tuple(kept), tuple(d.colour for d in rolled)), phase=ROLL,
+                          abilities_used=self.abilities_used | {tile.id}, events=())
+
+    def _own_tile(self, tile_id: Any) -> Tile:
+        if not isinstance(tile_id, int) or tile_id not in self.owned[self.current]:
+            raise RuleError("own tile", f"{self.players[self.current]} has no tile #{tile_id}")
+        return self.tiles[tile_id]
+
+    # -- ends of turns ----------------------------------------------------------------
+    def _end_turn_failed(self) -> "DairymanState":
+        me = self.current
+        backorders = list(self.backorders)
+        backorders[me] += 1
+        events = [{"kind": "roll_failed", "player": self.players[me]}]
+        state = self._with(backorders=tuple(backorders))
+        if state.backorder_supply == 0:
+            state, spoiled = state._spoil()
+            events.append({"kind": "spoilage", "discarded": spoiled})
+        return state._next_turn(tuple(events))
+
+    def _spoil(self) -> tuple["DairymanState", dict[str, int]]:
+        """The last backorder token was taken: discard, shuffle under the stack, refill."""
+        most = max(self.backorders)
+        owned = [list(tiles) for tiles in self.owned]
+        discarded: list[int] = []
+        spoiled: dict[str, int] = {}
+        for i, count in enumerate(self.backorders):
+            milk = [t for t in owned[i] if t not in self.flipped]
+            if count == most and milk:
+                worst = max(milk, key=lambda t: (self.tiles[t].value, -t))
+                owned[i].remove(worst)
+                discarded.append(worst)
+                spoiled[self.players[i]] = worst
+        returned = discarded + list(self.display)
+        random.Random(f"dairyman:{self.seed}:{self.shuffles}").shuffle(returned)
+        stack = list(self.stack) + returned
+        size = RULES["display"]["size"]
+        state = self._with(owned=tuple(tuple(t) for t in owned), stack=tuple(stack[size:]),
+                           display=tuple(stack[:size]), backorders=(0,) * len(self.players),
+                           shuffles=self.shuffles + 1)
+        return state, spoiled
+
+    def _end_turn_claimed(self, ids: tuple[int, ...]) -> "DairymanState":
+        me = self.current
+        owned = tuple(tiles + ids if i == me else tiles for i, tiles in enumerate(self.owned))
+        display = [t for t in self.display if t not in ids]
+        need = RULES["display"]["size"] - len(display)
+        events = ({"kind": "claimed", "player": self.players[me], "tiles": list(ids)},)
+        if need > len(self.stack):
+            return self._with(owned=owned, display=tuple(display), phase=OVER, roll=(), barns=((),) * 3,
+                              set_aside=(), pending=None, reds=0, events=events, turns=self.turns + 1)
+        state = self._with(owned=owned, display=tuple(display) + self.stack[:need], stack=self.stack[need:])
+        return state._next_turn(events)
+
+    def _next_turn(self, events: tuple) -> "DairymanState":
+        nxt = (self.current + 1) % len(self.players)
+        reds = min(self.backorders[nxt], RULES["dice"]["red_max"])
+        return self._with(current=nxt, roll_no=1, phase=ROLL, roll=(), barns=((),) * RULES["barns"]["count"],
+                          set_aside=(), abilities_used=frozenset(), reds=reds,
+                          pending=((), starting_colours(reds)), events=events, turns=self.turns + 1)
+
+    # -- questions the advice and the alerts ask ---------------------------------------
+    def roll_has_set(self) -> bool:
+        return dice_math.has_set(dice_math.counts_of(d.value for d in self.roll))
+
+    def claimable_subsets(self) -> list[tuple[int, ...]]:
+        """Every non-empty set of display tiles the barns can pay for (identical tiles once)."""
+        budget = self.barn_total
+        found, seen = [], set()
+        display = self.display
+        for mask in range(1, 1 << len(display)):
+            ids = tuple(t for i, t in enumerate(display) if mask >> i & 1)
+            if sum(self.tiles[t].value for t in ids) > budget:
+                continue
+            key = tuple(sorted((self.tiles[t].kind, self.tiles[t].value, self.tiles[t].face or 0) for t in ids))
+            if key not in seen:
+                seen.add(key)
+                found.append(ids)
+        return found
+
+    # -- scores and alerts ------------------------------------------------------------
+    def score_breakdown(self) -> dict[str, dict[str, int]]:
+        penalty = RULES["tokens"]["backorder_penalty"]
+        result = {}
+        for i, player in enumerate(self.players):
+            parts = {"milk": 0, "cheese": 0, "ice_cream": 0, "backorders": -penalty * self.backorders[i]}
+            for t in self.owned[i]:
+                tile = self.tiles[t]
+                if t in self.flipped:
+                    parts[tile.kind] += tile.flipped_value
+                else:
+                    parts["milk"] += tile.value
+            result[player] = parts
+        return result
+
+    def alerts(self) -> list[Alert]:
+        found: list[Alert] = []
+        for event in self.events:
+            if event["kind"] == "roll_failed":
+                found.append(Alert("roll_failed", f"{event['player']} failed to produce milk and took a backorder "
+                                   f"token (-{RULES['tokens']['backorder_penalty']} points)", "warning",
+                                   (event["player"],)))
+            elif event["kind"] == "spoilage":
+                lost = ", ".join(f"{p} lost {self.tiles[t].label()}" for p, t in event["discarded"].items())
+                found.append(Alert("spoilage", "Spoilage: " + (lost or "nobody had milk to lose")
+                                   + "; backorder tokens returned, display reshuffled", "critical",
+                                   tuple(event["discarded"])))
+        if self.phase == OVER:
+            winners = self.winners()
+            scores = ", ".join(f"{p} {n}" for p, n in self.scores().items())
+            found.append(Alert("game_over", f"Game over: {' and '.join(winners)} "
+                               f"{'win' if len(winners) > 1 else 'wins'} ({scores})", "critical", tuple(winners)))
+            return found
+        me = self.players[self.current]
+        if self.backorder_supply == 1:
+            most = max(self.backorders)
+            who = [p for p, n in zip(self.players, self.backorders) if n == most]
+            found.append(Alert("spoilage_coming", "One backorder token left: the next failure spoils milk "
+                               f"(most backorders now: {', '.join(who)}, counting the failing player's new token)",
+                               "warning", tuple(who)))
+        if self.phase == LOCK and not dice_math.enumerate_locks(self.roll):
+            cost = (f"-{RULES['tokens']['backorder_penalty']} points"
+                    + (", and spoilage" if self.backorder_supply == 1 else ""))
+            found.append(Alert("roll_failed", f"No set of 10 in this roll: {me} fails to produce milk, "
+                               f"takes a backorder token ({cost}) and ends the turn", "critical", (me,)))
+        if self.phase == CONTINUE:
+            if self.claimable_subsets():
+                found.append(Alert("must_claim", f"Stopping now: {me} must claim tiles worth up to "
+                                   f"{self.barn_total}; unspent points are lost", "info", (me,)))
+            else:
+                cheapest = min(self.tiles[t].value for t in self.display)
+                found.append(Alert("must_claim", f"A barn total of {self.barn_total} claims nothing (cheapest tile "
+                                   f"{cheapest}): stopping now fails", "warning", (me,)))
+        size = RULES["display"]["size"]
+        if len(self.stack) < size:
+            if self.stack:
+                text = (f"Only {len(self.stack)} tile(s) left in the stack: claiming more than "
+                        f"{len(self.stack)} tile(s) in one turn ends the game")
+            else:
+                text = "The stack is empty: the next claim ends the game"
+            found.append(Alert("final_round", text, "warning"))
+        return found
+
+    def describe(self, move: Move) -> str:
+        kind = move.kind
+        if kind == "lock":
+            sets = move.get("sets") or ()
+            barn = min(self.roll_no, len(self.barns))
+            shown = ", ".join("+".join(str(_parse_die(d)) for d in s) for s in sets)
+            return f"lock {shown} on barn {barn}{'+' if barn == len(self.barns) else ''}"
+        if kind == "fail":
+            return (f"fail to produce: take a backorder token (-{RULES['tokens']['backorder_penalty']} points"
+                    + (", triggers spoilage)" if self.backorder_supply == 1 else ")"))
+        if kind == "reroll":
+            frozen = move.get("freeze") or ()
+            rolled = len(self.roll) - len(frozen)
+            return f"re-roll {rolled} dice" + (f", freezing {' '.join(map(str, frozen))}" if frozen else "")
+        if kind == "claim":
+            tiles = [self.tiles[t] for t in move.get("tiles") or () if 0 <= t < len(self.tiles)]
+            return f"stop and claim {', '.join(t.label() for t in tiles)} ({self.barn_total} in the barns)"
+        if kind == "flip":
+            tile = self.tiles[move["tile"]]
+            how = f"the yellow {tile.face}" if tile.kind == "cheese" else "a freeze token"
+            return f"flip {tile.label()} to {tile.label(True).split(' (')[0]} with {how}"
+        if kind == "ability":
+            tile = self.tiles[move["tile"]]
+            die = move.get("die")
+            return f"use {tile.label(True)}: {ABILITY_TEXT[tile.ability]}" + (f" ({die})" if die else "")
+        return kind
+
+    # -- JSON -------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "game": "dairyman",
+            "players": list(self.players),
+            "options": dict(self.options),
+            "seed": self.seed,
+            "shuffles": self.shuffles,
+            "stack": list(self.stack),
+            "display": list(self.display),
+            "owned": [list(t) for t in self.owned],
+            "flipped": sorted(self.flipped),
+            "backorders": list(self.backorders),
+            "freeze": list(self.freeze),
+            "current": self.current,
+            "roll_no": self.roll_no,
+            "phase": self.phase,
+            "roll": [die_text(d) for d in self.roll],
+            "barns": [[[die_text(d) for d in s] for s in barn] for barn in self.barns],
+            "set_aside": [die_text(d) for d in self.set_aside],
+            "abilities_used": sorted(self.abilities_used),
+            "pending": None if self.pending is None else {
+                "kept": [die_text(d) for d in self.pending[0]], "colours": list(self.pending[1])},
+            "reds": self.reds,
+            "events": [dict(e) for e in self.events],
+            "turns": self.turns,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DairymanState) and self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash((self.current, self.phase, self.roll, self.stack, self.display))
+
+
+def starting_colours(reds: int) -> tuple[str, ...]:
+    return (WHITE,) * RULES["dice"]["white"] + (YELLOW,) * RULES["dice"]["yellow"] + (RED,) * reds
+
+
+class Dairyman(Game):
+    name = "dairyman"
+    title = "Dairyman"
+    min_players = 2
+    max_players = 4
+    options = (
+        Option("freeze_tokens", RULES["tokens"]["freeze_supply"],
+               "freeze tokens in the supply: 20 in the rule text, 10 in one edition", choices=(10, 20)),
+        Option("freeze_earned_from_roll", RULES["defaults"]["freeze_earned_from_roll"],
+               "each re-roll that makes this roll number or later earns a freeze token: 3 = from the roll "
+               "that fills barn 3+ (our reading), 4 = literally from the third re-roll", choices=(3, 4)),
+        Option("cheese_faces", RULES["defaults"]["cheese_faces"],
+               "the yellow die value printed on each cheese tile (10 x4, 20 x4, 40 x3 in that order); "
+               "not in the rule text, the default spreads 1-6 evenly"),
+    )
+
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                 seed: int = 0) -> DairymanState:
+        players = self.check_players(players)
+        resolved = self.resolve_options(options)
+        tiles = build_tiles(resolved["cheese_faces"])
+        order = [t.id for t in tiles]
+        random.Random(f"dairyman:{seed}:0").shuffle(order)
+        size = RULES["display"]["size"]
+        count = len(players)
+        return DairymanState(
+            game=self, players=players, options=resolved, tiles=tiles, seed=seed, shuffles=1,
+            stack=tuple(order[size:]), display=tuple(order[:size]), owned=((),) * count, flipped=frozenset(),
+            backorders=(0,) * count, freeze=(0,) * count, current=0, roll_no=1, phase=ROLL, roll=(),
+            barns=((),) * RULES["barns"]["count"], set_aside=(), abilities_used=frozenset(),
+            pending=((), starting_colours(0)), reds=0, events=(), turns=0)
+
+    def state_from_json(self, data: Mapping) -> DairymanState:
+        try:
+            state = self._read_state(data)
+        except UserError as exc:
+            raise UserError(f"not a Dairyman game state: {exc}") from exc
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuleError) as exc:
+            raise UserError(f"not a Dairyman game state: {type(exc).__name__} {exc}") from exc
+        return state
+
+    def _read_state(self, data: Mapping) -> DairymanState:
+        if not isinstance(data, Mapping) or data.get("game") != self.name:
+            raise UserError("it does not say game: dairyman")
+        players = self.check_players(data["players"])
+        options = self.resolve_options(data["options"])
+        tiles = build_tiles(options["cheese_faces"])
+        count = len(players)
+
+        def ints(values, name: str, length: int | None = None) -> tuple[int, ...]:
+            values = tuple(values)
+            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+                raise UserError(f"{name} must be whole numbers >= 0")
+            if length is not None and len(values) != length:
+                raise UserError(f"{name} needs {length} entries")
+            return values
+
+        def dice(values) -> tuple[Die, ...]:
+            read = tuple(_parse_die(v) for v in values)
+            if any(d.colour not in DIE_COLOURS for d in read):
+                raise UserError("every die needs a colour: white, yellow or red")
+            return read
+
+        stack, display = ints(data["stack"], "stack"), ints(data["display"], "display")
+        owned = tuple(ints(t, "owned tiles") for t in data["owned"])
+        if len(owned) != count:
+            raise UserError("owned tiles need one list per player")
+        every = sorted(stack + display + sum(owned, ()))
+        if every != list(range(len(tiles))):
+            raise UserError(f"the {len(tiles)} tiles must each be in the stack, display or a player's hand once")
+        flipped = frozenset(ints(data["flipped"], "flipped"))
+        if not flipped <= set(sum(owned, ())):
+            raise UserError("only players' tiles can be flipped")
+        backorders = ints(data["backorders"], "backorders", count)
+        freeze = ints(data["freeze"], "freeze", count)
+        phase = data["phase"]
+        if phase not in (ROLL, LOCK, CONTINUE, OVER):
+            raise UserError(f"unknown phase {phase!r}")
+        pending = data["pending"]
+        if (pending is None) != (phase != ROLL):
+            raise UserError("a pending roll exactly when the phase is roll")
+        if pending is not None:
+            colours = tuple(pending["colours"])
+            if not colours or any(c not in DIE_COLOURS for c in colours):
+                raise UserError("pending colours must be white, yellow or red")
+            pending = (dice(pending["kept"]), colours)
+        barns = tuple(tuple(tuple(sorted(dice(s))) for s in barn) for barn in data["barns"])
+        if len(barns) != RULES["barns"]["count"] or any(len(s) not in (2, 3) or sum(d.value for d in s) != 10
+                                                        for barn in barns for s in barn):
+            raise UserError("barns hold sets of 2-3 dice totalling 10")
+        state = DairymanState(
+            game=self, players=players, options=options, tiles=tiles, seed=int(data["seed"]),
+            shuffles=ints([data["shuffles"]], "shuffles")[0], stack=stack, display=display, owned=owned,
+            flipped=flipped, backorders=backorders, freeze=freeze,
+            current=ints([data["current"]], "current")[0], roll_no=ints([data["roll_no"]], "roll_no")[0],
+            phase=phase, roll=tuple(sorted(dice(data["roll"]))), barns=barns,
+            set_aside=dice(data["set_aside"]), abilities_used=frozenset(ints(data["abilities_used"], "abilities")),
+            pending=pending, reds=ints([data["reds"]], "reds")[0],
+            events=tuple(dict(e) for e in data["events"]), turns=ints([data["turns"]], "turns")[0])
+        if state.current >= count or state.roll_no < 1:
+            raise UserError("current player or roll number out of range")
+        if state.backorder_supply < 0 or state.freeze_supply < 0:
+            raise UserError("more tokens held than the game has")
+        if len(display) > RULES["display"]["size"]:
+            raise UserError("the display holds at most 3 tiles")
+        if phase != OVER:
+            held = Counter(d.colour for d in state.turn_dice()) + Counter(pending[1] if pending else ())
+            if held != Counter(starting_colours(state.reds)) or state.reds > RULES["dice"]["red_max"]:
+                raise UserError("the turn's dice are not 7 white, 1 yellow and the red dice")
+        return state
+
+    def advise(self, state: GameState) -> list[Suggestion]:
+        return dice_math.advise(state)
+
+
+def _sub_multisets(counts: list[int], most: int):
+    """Every choice of how many of each kind to take, at most ``most`` in all."""
+    if not counts:
+        yield ()
+        return
+    for take in range(min(counts[0], most) + 1):
+        for rest in _sub_multisets(counts[1:], most - take):
+            yield (take,) + rest
+
+
+GAME = Dairyman()

@@ -1,0 +1,526 @@
+"""Dairyman dice arithmetic and advice: sets of ten, the locks a roll allows, exact odds.
+
+The dice functions are pure functions of dice multisets and are cached.  Odds are
+exact: they come from enumerating the multisets of faces a roll can show, weighted by
+how many of the 6**n ordered outcomes give each multiset, never from sampling.
+
+The advice ranks moves by expected points this turn: tile points claimed, or the
+backorder penalty on a failure.  Future re-rolls are valued by an exact dynamic
+programme over (unlocked dice, sets locked) that re-rolls without freezing; the
+immediate re-roll is valued exactly with each of the best freeze choices.
+
+A *count vector* is a 6-tuple: ``counts[v - 1]`` dice show ``v``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import factorial
+from typing import Sequence
+
+from companion.engine import Die, Move, Suggestion
+
+SET_TOTAL = 10
+SET_SIZES = (2, 3)
+
+# Every multiset of 2 or 3 faces totalling exactly ten, as count vectors.
+SET_PATTERNS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(faces.count(v) for v in range(1, 7))
+    for size in SET_SIZES
+    for faces in combinations_with_replacement(range(1, 7), size)
+    if sum(faces) == SET_TOTAL
+)
+# Whether a roll contains a set only depends on each face's count up to these caps
+# (no pattern uses more than this many dice of a face).
+CAPS = tuple(max(p[i] for p in SET_PATTERNS) for i in range(6))
+
+
+def counts_of(values) -> tuple[int, ...]:
+    """The count vector of an iterable of face values."""
+    counts = [0] * 6
+    for v in values:
+        counts[v - 1] += 1
+    return tuple(counts)
+
+
+def has_set(counts: tuple[int, ...]) -> bool:
+    """True if these faces hold at least one set of 2-3 dice totalling ten."""
+    c1, c2, c3, c4, c5, c6 = counts
+    return bool(
+        (c4 and c6) or c5 >= 2 or (c1 and c3 and c6) or (c1 and c4 and c5) or (c2 >= 2 and c6)
+        or (c2 and c3 and c5) or (c2 and c4 >= 2) or (c3 >= 2 and c4)
+    )
+
+
+def capped(counts: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(min(c, cap) for c, cap in zip(counts, CAPS))
+
+
+def _add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def _multiplicity(counts: tuple[int, ...]) -> int:
+    """How many ordered rolls of sum(counts) dice show exactly this multiset."""
+    result = factorial(sum(counts))
+    for c in counts:
+        result //= factorial(c)
+    return result
+
+
+@lru_cache(maxsize=None)
+def capped_roll_distribution(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Rolling ``n`` dice: each capped count vector with its number of ordered outcomes."""
+    dist: dict[tuple[int, ...], int] = {(0,) * 6: 1}
+    for _ in range(n):
+        nxt: dict[tuple[int, ...], int] = {}
+        for vec, weight in dist.items():
+            for face in range(6):
+                grown = list(vec)
+                grown[face] = min(grown[face] + 1, CAPS[face])
+                key = tuple(grown)
+                nxt[key] = nxt.get(key, 0) + weight
+        dist = nxt
+    return tuple(dist.items())
+
+
+@lru_cache(maxsize=None)
+def set_outcomes(kept: tuple[int, ...], n: int) -> int:
+    """Of the 6**n ways to roll ``n`` dice beside the ``kept`` faces, how many hold a set."""
+    kept = capped(kept)
+    return sum(weight for vec, weight in capped_roll_distribution(n) if has_set(_add(kept, vec)))
+
+
+def p_set(kept: tuple[int, ...], n: int) -> Fraction:
+    """Exact probability that ``kept`` plus a roll of ``n`` dice holds a set (0 if nothing is rolled)."""
+    if n == 0:
+        return Fraction(0)
+    return Fraction(set_outcomes(capped(kept), n), 6 ** n)
+
+
+def sub_counts(counts: tuple[int, ...], most: int):
+    """Every count vector below ``counts`` with at most ``most`` dice (empty one included)."""
+    def walk(face: int, left: int):
+        if face == 6:
+            yield ()
+            return
+        for take in range(min(counts[face], left) + 1):
+            for rest in walk(face + 1, left - take):
+                yield (take,) + rest
+    return walk(0, most)
+
+
+@lru_cache(maxsize=None)
+def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[int, ...]]:
+    """The best dice to freeze before re-rolling ``counts`` with ``tokens`` freeze tokens.
+
+    At least one die must still be rolled.  Returns the probability that the re-roll
+    holds a set and the frozen count vector; among equal odds, fewer tokens wins.
+    """
+    n = sum(counts)
+    best = (p_set((0,) * 6, n), (0,) * 6)
+    for frozen in sub_counts(counts, min(tokens, n - 1)):
+        size = sum(frozen)
+        if size == 0:
+            continue
+        p = p_set(frozen, n - size)
+        if p > best[0] or (p == best[0] and size < sum(best[1])):
+            best = (p, frozen)
+    return best
+
+
+# -- how many sets a roll can lock, and with how few dice ------------------------------
+@lru_cache(maxsize=None)
+def _packings(counts: tuple[int, ...]) -> frozenset[tuple[int, int]]:
+    """Every (sets, dice used) a roll can lock, the empty lock (0, 0) included."""
+    found = {(0, 0)}
+    for pattern in SET_PATTERNS:
+        if all(c >= p for c, p in zip(counts, pattern)):
+            rest = tuple(c - p for c, p in zip(counts, pattern))
+            size = sum(pattern)
+            found.update((k + 1, used + size) for k, used in _packings(rest))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def lock_options(counts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """For a roll, each number of sets k >= 1 it can lock with the fewest dice used: (k, dice)."""
+    best: dict[int, int] = {}
+    for k, used in _packings(counts):
+        if k and (k not in best or used < best[k]):
+            best[k] = used
+    return tuple(sorted(best.items()))
+
+
+@lru_cache(maxsize=None)
+def lock_option_distribution(n: int) -> tuple[tuple[tuple[tuple[int, int], ...], int], ...]:
+    """Rolling ``n`` dice: each :func:`lock_options` outcome with its number of ordered rolls."""
+    grouped: Counter = Counter()
+    for faces in combinations_with_replacement(range(1, 7), n):
+        counts = counts_of(faces)
+        grouped[lock_options(counts)] += _multiplicity(counts)
+    return tuple(grouped.items())
+
+
+class TurnValues:
+    """Exact expected outcome of the rest of a turn, re-rolling without freezing.
+
+    ``claim_points[s]`` is what stopping with ``s`` sets (barn total 10*s) claims, or
+    ``fail_points`` when no tile fits.  ``value(n, s)`` is the expected points of the
+    best stop/re-roll policy with ``n`` unlocked dice and ``s`` sets locked, and
+    ``total(n, s)`` the expected barn total that policy ends with (0 on a failure).
+    """
+
+    def __init__(self, claim_points: tuple[float, ...], fail_points: float):
+        self.claim_points = claim_points
+        self.fail_points = fail_points
+        self._memo: dict[tuple[int, int], tuple[float, float, bool]] = {}
+
+    def claim(self, sets: int) -> float:
+        return self.claim_points[min(sets, len(self.claim_points) - 1)]
+
+    def _solve(self, n: int, sets: int) -> tuple[float, float, bool]:
+        key = (n, sets)
+        if key in self._memo:
+            return self._memo[key]
+        stop_value = self.claim(sets)
+        stop_total = SET_TOTAL * sets if stop_value > 0 else 0
+        result = (stop_value, stop_total, False)
+        if n:
+            reroll_value, reroll_total = self.reroll(n, sets)
+            if reroll_value > stop_value:
+                result = (reroll_value, reroll_total, True)
+        self._memo[key] = result
+        return result
+
+    def reroll(self, n: int, sets: int) -> tuple[float, float]:
+        """Expected (points, barn total) of re-rolling ``n`` dice now and playing on well."""
+        value = total = 0.0
+        for options, weight in lock_option_distribution(n):
+            if not options:
+                value += weight * self.fail_points
+                continue
+            best = max((self._solve(n - used, sets + k) for k, used in options), key=lambda r: (r[0], r[1]))
+            value += weight * best[0]
+            total += weight * best[1]
+        outcomes = 6 ** n
+        return value / outcomes, total / outcomes
+
+    def value(self, n: int, sets: int) -> float:
+        return self._solve(n, sets)[0]
+
+    def total(self, n: int, sets: int) -> float:
+        return self._solve(n, sets)[1]
+
+    def should_reroll(self, n: int, sets: int) -> bool:
+        return self._solve(n, sets)[2]
+
+
+@lru_cache(maxsize=4096)
+def turn_values(claim_points: tuple[float, ...], fail_points: float) -> TurnValues:
+    return TurnValues(claim_points, fail_points)
+
+
+def reroll_with_freeze(values: TurnValues, frozen: tuple[int, ...], n: int, sets: int) -> tuple[float, float]:
+    """Expected (points, barn total) of re-rolling ``n`` dice beside the ``frozen`` faces."""
+    if not any(frozen):
+        return values.reroll(n, sets)
+    return _reroll_with_freeze(values, frozen, n, sets)
+
+
+@lru_cache(maxsize=65536)
+def _reroll_with_freeze(values: TurnValues, frozen: tuple[int, ...], n: int, sets: int) -> tuple[float, float]:
+    size = n + sum(frozen)
+    value = total = 0.0
+    for faces in combinations_with_replacement(range(1, 7), n):
+        rolled = counts_of(faces)
+        weight = _multiplicity(rolled)
+        options = lock_options(_add(frozen, rolled))
+        if not options:
+            value += weight * values.fail_points
+            continue
+        best = max(((values.value(size - used, sets + k), values.total(size - used, sets + k))
+                    for k, used in options))
+        value += weight * best[0]
+        total += weight * best[1]
+    outcomes = 6 ** n
+    return value / outcomes, total / outcomes
+
+
+# -- the locks a coloured roll allows ---------------------------------------------------
+@lru_cache(maxsize=65536)
+def candidate_sets(roll: tuple[Die, ...]) -> tuple[tuple[Die, ...], ...]:
+    """Each distinct set (sorted dice) the roll can form; identical dice give one set."""
+    kinds = sorted(Counter(roll).items())
+    found = []
+    for size in SET_SIZES:
+        for picks in combinations_with_replacement(range(len(kinds)), size):
+            if sum(kinds[i][0].value for i in picks) != SET_TOTAL:
+                continue
+            used = Counter(picks)
+            if all(kinds[i][1] >= n for i, n in used.items()):
+                found.append(tuple(kinds[i][0] for i in picks))
+    return tuple(found)
+
+
+@lru_cache(maxsize=65536)
+def enumerate_locks(roll: tuple[Die, ...]) -> tuple[tuple[tuple[Die, ...], ...], ...]:
+    """Every way to lock one or more disjoint sets from ``roll`` (a sorted tuple of dice).
+
+    Locks that differ only by which of two identical dice is used appear once.
+    """
+    sets = candidate_sets(roll)
+    available = Counter(roll)
+    locks: list[tuple[tuple[Die, ...], ...]] = []
+
+    def walk(start: int, chosen: list[tuple[Die, ...]]) -> None:
+        for index in range(start, len(sets)):
+            candidate = sets[index]
+            need = Counter(candidate)
+            if all(available[d] >= n for d, n in need.items()):
+                available.subtract(need)
+                chosen.append(candidate)
+                locks.append(tuple(chosen))
+                walk(index, chosen)
+                chosen.pop()
+                available.update(need)
+
+    walk(0, [])
+    return tuple(locks)
+
+
+# -- advice -----------------------------------------------------------------------------
+MAX_SETS = 6  # twelve dice hold at most six sets
+
+
+def best_claim(values: Sequence[int], budget: int) -> int:
+    """The most tile value a barn total of ``budget`` can claim from tiles of ``values``."""
+    best = 0
+    for mask in range(1, 1 << len(values)):
+        cost = sum(v for i, v in enumerate(values) if mask >> i & 1)
+        if best < cost <= budget:
+            best = cost
+    return best
+
+
+@lru_cache(maxsize=1024)
+def _claim_points(display_values: tuple[int, ...], fail_points: float) -> tuple[float, ...]:
+    return tuple(float(best_claim(display_values, SET_TOTAL * s) or fail_points) for s in range(MAX_SETS + 1))
+
+
+def _percent(p: float) -> str:
+    return f"{100 * float(p):.0f}%"
+
+
+class _Adviser:
+    """The figures shared by every suggestion at one decision node."""
+
+    def __init__(self, state):
+        self.state = state
+        self.me = state.current
+        self.tokens = state.freeze[self.me]
+        self.sets = state.locked_sets
+        self.fail_points = float(state.fail_points)
+        display_values = tuple(sorted(state.tiles[t].value for t in state.display))
+        self.values = turn_values(_claim_points(display_values, self.fail_points), self.fail_points)
+
+    def lock_figures(self, remaining: tuple[Die, ...], sets_after: int) -> dict:
+        """Figures for holding ``sets_after`` sets with ``remaining`` dice unlocked."""
+        n = len(remaining)
+        counts = counts_of(d.value for d in remaining)
+        p_more = p_set((0,) * 6, n)
+        figures = {
+            "barn_total": SET_TOTAL * sets_after,
+            "claimable_now": max(0, int(self.values.claim(sets_after))),
+            "dice_left": n,
+            "p_more_set": float(p_more),
+            "p_more_set_with_freeze": float(p_more),
+            "freeze": [],
+            "expected_points": round(self.values.value(n, sets_after), 3),
+            "expected_total": round(self.values.total(n, sets_after), 3),
+            "then": "re-roll" if self.values.should_reroll(n, sets_after) else "stop",
+        }
+        if self.tokens and n > 1:
+            p_freeze, frozen = best_freeze(counts, self.tokens)
+            figures["p_more_set_with_freeze"] = float(p_freeze)
+            figures["freeze"] = [v + 1 for v in range(6) for _ in range(frozen[v])]
+        return figures
+
+    def best_lock_points(self, roll: tuple[Die, ...]) -> float:
+        """Expected points of the best lock from ``roll`` (the failure's points if none)."""
+        best = self.fail_points
+        for lock in enumerate_locks(roll):
+            used = sum(len(s) for s in lock)
+            best = max(best, self.values.value(len(roll) - used, self.sets + len(lock)))
+        return best
+
+
+def _remove(pool: Sequence[Die], dice: Sequence[Die]) -> tuple[Die, ...]:
+    left = Counter(pool)
+    left.subtract(dice)
+    return tuple(sorted(left.elements()))
+
+
+def _as_die(text: str) -> Die:
+    colour, _, value = text.rpartition(":")
+    return Die(int(value), colour or None)
+
+
+def advise(state) -> list[Suggestion]:
+    """Every legal move at a Dairyman decision node, best first (see the module docstring)."""
+    moves = state.legal_moves()
+    if not moves:
+        return []
+    adviser = _Adviser(state)
+    ranked = []
+    freeze_moves = []
+    for move in moves:
+        if move.kind == "reroll":
+            freeze_moves.append(move)
+            continue
+        ranked.append(_suggest(adviser, move))
+    ranked.extend(_suggest_rerolls(adviser, freeze_moves))
+    ranked.sort(key=lambda item: item[0])
+    return [suggestion for _, suggestion in ranked]
+
+
+def _suggest(adviser: _Adviser, move: Move) -> tuple[tuple, Suggestion]:
+    state = adviser.state
+    text = state.describe(move)
+    if move.kind == "lock":
+        dice = [_as_die(d) for s in move["sets"] for d in s]
+        remaining = _remove(state.roll, dice)
+        figures = adviser.lock_figures(remaining, adviser.sets + len(move["sets"]))
+        if figures["then"] == "re-roll":
+            reason = (f"then re-roll {figures['dice_left']}: {_percent(figures['p_more_set'])} to lock another set"
+                      + (f" ({_percent(figures['p_more_set_with_freeze'])} freezing "
+                         f"{' '.join(map(str, figures['freeze']))})" if figures["freeze"] else "")
+                      + f", expected {figures['expected_points']:.1f} points")
+        else:
+            reason = (f"then stop and claim {figures['claimable_now']}" if figures["claimable_now"]
+                      else "then stop: nothing claimable, so the turn fails")
+            if figures["dice_left"]:
+                reason += f" (re-rolling {figures['dice_left']} locks another set {_percent(figures['p_more_set'])})"
+        uses_yellow = any(d.colour == "yellow" for d in dice)
+        key = (-figures["expected_points"], -figures["expected_total"], -figures["p_more_set_with_freeze"],
+               uses_yellow, text)
+        return key, Suggestion(move, text, figures, reason)
+    if move.kind == "fail":
+        left = state.backorder_supply - 1
+        figures = {"expected_points": adviser.fail_points, "backorder_tokens_left": left,
+                   "spoilage": left == 0, "claimable_now": 0}
+        reason = ("no set of 10 to lock" if state.phase == "lock" else "the barns cannot pay for any tile") + \
+            f": costs {-int(adviser.fail_points)} points" + (" and triggers spoilage" if left == 0 else
+                                                             f", {left} backorder token(s) left before spoilage")
+        return (-adviser.fail_points, 0, 0, False, text), Suggestion(move, text, figures, reason)
+    if move.kind == "claim":
+        points = sum(state.tiles[t].value for t in move["tiles"])
+        figures = {"expected_points": float(points), "claimed": points, "barn_total": state.barn_total,
+                   "lost_points": state.barn_total - points}
+        reason = f"banks {points} points" + (f", {state.barn_total - points} barn points unused"
+                                              if state.barn_total > points else "")
+        return (-points, -points, 0, False, text), Suggestion(move, text, figures, reason)
+    if move.kind == "flip":
+        return _suggest_flip(adviser, move, text)
+    return _suggest_ability(adviser, move, text)
+
+
+def _current_best(adviser: _Adviser) -> float:
+    """Expected points of the best plain move (no flip) at this node."""
+    state = adviser.state
+    if state.phase == "lock":
+        return adviser.best_lock_points(state.roll)
+    stop = adviser.values.claim(adviser.sets)
+    return max(stop, adviser.values.value(len(state.roll), adviser.sets))
+
+
+def _suggest_flip(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Suggestion]:
+    state = adviser.state
+    tile = state.tiles[move["tile"]]
+    now = _current_best(adviser)
+    if tile.kind == "cheese":
+        without = _remove(state.roll, [Die(tile.face, "yellow")])
+        if state.phase == "lock":
+            after = adviser.best_lock_points(without)
+        else:
+            after = max(adviser.values.claim(adviser.sets), adviser.values.value(len(without), adviser.sets))
+        bonus = tile.flipped_value - tile.value
+        gain = after + bonus - now
+        figures = {"expected_points": round(after + bonus, 3), "flip_gain": round(gain, 3), "bonus": bonus}
+        reason = (f"+{bonus} points and safe from spoilage; giving up the yellow die costs "
+                  f"{max(0.0, now - after):.1f} expected points this turn")
+        return (-(after + bonus), 0, 0, False, text), Suggestion(move, text, figures, reason)
+    # An ice cream flip keeps the points, protects the tile and adds a re-roll ability;
+    # the advice plays it as soon as a token allows, ahead of the move it would delay.
+    figures = {"expected_points": round(now, 3), "flip_gain": 0.0, "freeze_tokens_after": adviser.tokens - 1}
+    reason = f"safe from spoilage and gives '{ABILITY_TEXT[tile.ability]}' once per turn, for one freeze token"
+    return (-(now + 0.5), 0, 0, False, text), Suggestion(move, text, figures, reason)
+
+
+ABILITY_TEXT = {"ones": "re-roll every 1", "twos": "re-roll every 2", "one": "re-roll one die"}
+
+
+def _suggest_ability(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Suggestion]:
+    state = adviser.state
+    tile = state.tiles[move["tile"]]
+    if tile.ability == "one":
+        rolled = [_as_die(move["die"])]
+    else:
+        face = 1 if tile.ability == "ones" else 2
+        rolled = [d for d in state.roll if d.value == face]
+    kept = _remove(state.roll, rolled)
+    p = p_set(counts_of(d.value for d in kept), len(rolled))
+    has_lock = bool(enumerate_locks(state.roll))
+    figures = {"p_set_after": float(p), "dice_rerolled": len(rolled)}
+    if has_lock:
+        # With a set already showing, the advice locks instead (ability kept for later).
+        figures["expected_points"] = None
+        reason = "a set is already showing: lock it instead"
+        key = (-adviser.fail_points + 1, 0, -float(p), False, text)
+    else:
+        after_lock = adviser.values.value(max(0, len(state.roll) - 2), adviser.sets + 1)
+        expected = float(p) * after_lock + (1 - float(p)) * adviser.fail_points
+        figures["expected_points"] = round(expected, 3)
+        reason = f"no set showing: {_percent(p)} that this re-roll makes one instead of failing"
+        key = (-expected, 0, -float(p), False, text)
+    return key, Suggestion(move, text, figures, reason)
+
+
+EXACT_FREEZE_CHOICES = 2  # freeze choices whose full expected value is computed, by best odds
+
+
+def _suggest_rerolls(adviser: _Adviser, moves: list[Move]) -> list[tuple[tuple, Suggestion]]:
+    """Re-roll moves: odds for every freeze choice, exact expected points for the best few."""
+    state = adviser.state
+    n = len(state.roll)
+    by_faces: dict[tuple[int, ...], list[Move]] = {}
+    for move in moves:
+        faces = counts_of(_as_die(d).value for d in move.get("freeze") or ())
+        by_faces.setdefault(faces, []).append(move)
+    odds = {faces: p_set(faces, n - sum(faces)) for faces in by_faces}
+    empty = (0,) * 6
+    exact = sorted((f for f in odds if any(f)), key=lambda f: (-odds[f], sum(f)))[:EXACT_FREEZE_CHOICES]
+    exact.append(empty)
+    results = []
+    for faces, group in by_faces.items():
+        size = sum(faces)
+        figures = {"p_more_set": float(odds[empty]) if empty in odds else None,
+                   "p_more_set_with_freeze": float(odds[faces]), "frozen": size,
+                   "dice_rolled": n - size}
+        if faces in exact:
+            points, total = reroll_with_freeze(adviser.values, faces, n - size, adviser.sets)
+            figures.update(expected_points=round(points, 3), expected_total=round(total, 3))
+            stop = adviser.values.claim(adviser.sets)
+            reason = (f"{_percent(odds[faces])} to lock another set; expected {points:.1f} points against "
+                      + (f"{stop:.0f} for stopping now" if stop > 0 else "a failure if stopping now"))
+            key = (-points, -total, -float(odds[faces]), False)
+        else:
+            figures.update(expected_points=None, expected_total=None)
+            reason = f"{_percent(odds[faces])} to lock another set (weaker freeze choice)"
+            key = (float("inf"), 0, -float(odds[faces]), False)
+        for move in group:
+            text = state.describe(move)
+            results.append((key + (text,), Suggestion(move, text, dict(figures), reason)))
+    return results

@@ -153,4 +153,7 @@ def run(args) -> int:
                 break
         except CompanionError as exc:
             print(f"companion: {exc}", file=sys.stderr, flush=True)
+        except Exception as exc:  # noqa: BLE001 - a bug in one command must not end the game at the table
+            print(f"companion: internal error in {line!r}: {type(exc).__name__}: {exc}".replace("\n", " "),
+                  file=sys.stderr, flush=True)
     return 0

@@ -1,0 +1,208 @@
+"""Keep a camera running in the background, notice when it fails, and bring it back.
+
+:class:`CameraMonitor` opens a source with the function it is given and reads it on a
+worker thread, keeping the newest frame.  A watchdog thread notices a source that
+raises, returns no picture, or hangs (no frame for ``stall_seconds``), reports it once
+in plain words, and keeps opening a fresh source until frames flow again, when it
+reports the recovery.  Nothing in the monitor ever blocks its caller on the camera, so
+the rest of the app (entering dice by hand) keeps working meanwhile.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Self
+
+import numpy as np
+
+from hardware.camera import CameraSource
+
+__all__ = ["CameraMonitor", "CameraStatus"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CameraStatus:
+    """The camera's health: ``ok`` and a sentence for a person; ``since`` is a monotonic time."""
+
+    ok: bool
+    message: str
+    since: float
+
+
+class CameraMonitor:
+    """Reads a camera on a background thread, reports faults once and reconnects by itself.
+
+    ``open_source`` makes a new, open source (e.g. ``lambda: open_camera("usb:0")``).
+    ``on_status(CameraStatus)`` is called from the watchdog thread when the camera fails
+    and when it comes back.  Timings: a running camera that sends nothing for
+    ``stall_seconds`` counts as hung; a freshly opened one gets ``start_seconds`` for its
+    first frame; failed attempts are retried every ``retry_seconds``, doubling up to
+    ``max_retry_seconds``; the watchdog looks every ``check_seconds``.
+    """
+
+    def __init__(self, open_source: Callable[[], CameraSource], *,
+                 on_status: Callable[[CameraStatus], None] | None = None,
+                 stall_seconds: float = 1.0, start_seconds: float = 1.5, retry_seconds: float = 0.5,
+                 max_retry_seconds: float = 5.0, check_seconds: float = 0.1):
+        self.open_source = open_source
+        self.on_status = on_status
+        self.stall_seconds = stall_seconds
+        self.start_seconds = start_seconds
+        self.retry_seconds = retry_seconds
+        self.max_retry_seconds = max_retry_seconds
+        self.check_seconds = check_seconds
+        self._lock = threading.Lock()
+        self._new_frame = threading.Condition(self._lock)
+        self._stop = threading.Event()
+        self._generation = 0
+        self._worker: threading.Thread | None = None
+        self._worker_fault: str | None = None
+        self._source: CameraSource | None = None
+        self._started_at = 0.0
+        self._last_frame_at: float | None = None
+        self._frame: np.ndarray | None = None
+        self._count = 0
+        self._status = CameraStatus(True, "camera starting", time.monotonic())
+        self._watchdog = threading.Thread(target=self._watch, name="camera-watchdog", daemon=True)
+
+    # -- public ------------------------------------------------------------------------
+    def start(self) -> CameraMonitor:
+        self._launch()
+        self._watchdog.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            self._generation += 1
+            self._new_frame.notify_all()
+        if self._watchdog.is_alive():
+            self._watchdog.join(timeout=2)
+        if self._worker is not None:
+            self._worker.join(timeout=2)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def status(self) -> CameraStatus:
+        return self._status
+
+    @property
+    def source(self) -> CameraSource | None:
+        """The source now in use (None while reconnecting)."""
+        return self._source
+
+    def latest(self) -> tuple[int, np.ndarray | None]:
+        """(frame count, newest frame); never waits for the camera."""
+        with self._lock:
+            return self._count, self._frame
+
+    def wait_for_frame(self, after: int, timeout: float) -> tuple[int, np.ndarray | None]:
+        """Wait up to ``timeout`` s for a frame newer than count ``after``; returns latest()."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._count <= after and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._new_frame.wait(left)
+            return self._count, self._frame
+
+    # -- worker: open and read ------------------------------------------------------------
+    def _launch(self) -> None:
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            self._worker_fault = None
+            self._last_frame_at = None
+            self._started_at = time.monotonic()
+        self._worker = threading.Thread(target=self._read_loop, args=(generation,),
+                                        name=f"camera-reader-{generation}", daemon=True)
+        self._worker.start()
+
+    def _read_loop(self, generation: int) -> None:
+        source = None
+        try:
+            source = self.open_source()
+            with self._lock:
+                if generation != self._generation:
+                    return
+                self._source = source
+            while generation == self._generation:
+                frame = source.read()
+                if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
+                    raise RuntimeError("the camera gave an empty picture")
+                with self._lock:
+                    if generation != self._generation:
+                        return
+                    self._frame, self._last_frame_at = frame, time.monotonic()
+                    self._count += 1
+                    self._new_frame.notify_all()
+        except Exception as exc:  # noqa: BLE001 - any camera failure becomes a status, never a crash
+            with self._lock:
+                if generation == self._generation:
+                    self._worker_fault = " ".join(str(exc).split()) or type(exc).__name__
+        finally:
+            with self._lock:
+                if self._source is source:
+                    self._source = None
+            if source is not None:
+                try:
+                    source.close()
+                except Exception:
+                    log.debug("closing a failed camera raised", exc_info=True)
+
+    # -- watchdog ---------------------------------------------------------------------------
+    def _problem(self, now: float) -> str | None:
+        with self._lock:
+            fault, started, last = self._worker_fault, self._started_at, self._last_frame_at
+        if fault:
+            return f"camera failed: {fault}"
+        if last is None and now - started > self.start_seconds:
+            return f"camera sent no picture for {now - started:.1f} s"
+        if last is not None and now - last > self.stall_seconds:
+            return f"camera stopped sending pictures {now - last:.1f} s ago"
+        if self._worker is not None and not self._worker.is_alive() and not self._stop.is_set():
+            return "camera reader stopped"
+        return None
+
+    def _report(self, ok: bool, message: str) -> None:
+        self._status = CameraStatus(ok, message, time.monotonic())
+        log.log(logging.INFO if ok else logging.WARNING, message)
+        if self.on_status:
+            try:
+                self.on_status(self._status)
+            except Exception:
+                log.exception("camera status listener failed")
+
+    def _watch(self) -> None:
+        retry = self.retry_seconds
+        last_attempt = time.monotonic()
+        while not self._stop.wait(self.check_seconds):
+            now = time.monotonic()
+            problem = self._problem(now)
+            if problem is None:
+                if self._last_frame_at is None:
+                    continue                   # a fresh source still has time for its first frame
+                if not self._status.ok:
+                    self._report(True, "camera is working again")
+                elif self._status.message == "camera starting":
+                    self._status = CameraStatus(True, "camera working", now)
+                retry = self.retry_seconds
+                continue
+            if self._status.ok:
+                self._report(False, f"{problem}; dice can still be entered by hand, reconnecting...")
+                last_attempt = now - retry     # first reconnection attempt right away
+            if now - last_attempt >= retry:
+                last_attempt = now
+                retry = min(retry * 2, self.max_retry_seconds)
+                self._launch()

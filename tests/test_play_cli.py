@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from test_session_toy import toy_registered
 
 from companion.cli import main
 from companion.errors import UserError
@@ -27,8 +28,6 @@ from companion.session import SessionStore, replay_export
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
-sys.path.insert(0, str(TESTS))
-from test_session_toy import toy_registered
 
 # The real command line, with the toy race registered first (a game defined in tests/).
 TOY_RUNNER = (

@@ -17,14 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_session_toy import GAME as TOY
+from test_session_toy import toy_registered
 
 from companion.engine import Die, Move
 from companion.errors import RuleError, UserError
 from companion.session import SessionStore, replay_export
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_session_toy import GAME as TOY
-from test_session_toy import toy_registered
 
 TAKE = {"kind": "take"}
 

@@ -25,5 +25,6 @@ def run(args) -> int:
     width = max(len("player"), *(len(name) for name in stats))
     print(f"{'player':<{width}}  games  wins  average  best")
     for name, row in stats.items():
-        print(f"{name:<{width}}  {row['games']:>5}  {row['wins']:>4}  {row['average_score']:>7}  {row['best_score']:>4}")
+        games, wins, average, best = row["games"], row["wins"], row["average_score"], row["best_score"]
+        print(f"{name:<{width}}  {games:>5}  {wins:>4}  {average:>7}  {best:>4}")
     return 0

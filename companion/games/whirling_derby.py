@@ -1,0 +1,959 @@
+"""Whirling Derby: a race to get rid of every die on your cards.
+
+Each player has dice of their own colour and four cards (A Run, All of a Kind, One or Two
+Pair, the Stove); the shared Compost takes dice out of the game.  A turn: re-roll the dice
+on one card or all dice of one colour (the chance node), place every rolled die on a card
+whose pattern it fits, activate one complete card (its action hands dice out, gives two dice
+to one player, or sets a card's side and re-places dice) and flip it.  Dice handed to a
+player are placed by that player at once; a player is never handed dice of their own colour
+(they go to the Compost).  The first player with no dice on their cards at the end of their
+own turn wins.
+
+The card data (patterns, slots, which front has which back, which side does what) is in
+``whirling_derby.toml`` and can be overridden with the ``card_data`` option.
+"""
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion, parse_dice
+from companion.errors import RuleError, UserError
+
+DATA_FILE = Path(__file__).with_suffix(".toml")
+PATTERNS = ("consecutive", "equal", "pairs", "distinct", "not_all_equal", "any")
+ACTIONS = ("distribute", "give", "reassign", "none")
+PLACING = ("setup_place", "assign", "receive", "reassign")
+
+# -- rules data ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Side:
+    """One face of a card: which dice it takes and what activating it does."""
+
+    key: str
+    title: str
+    pattern: str
+    required: int
+    slots: int          # 0: no limit
+    action: str         # distribute | give | reassign | none
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    key: str
+    sides: tuple[Side, ...]   # set-up side first; one side only: never flips
+
+    @property
+    def flips(self) -> bool:
+        return len(self.sides) > 1
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Everything a game needs that is data: cards, set-up dice, colours, the turn cap."""
+
+    cards: tuple[CardSpec, ...]
+    dice_by_seat: tuple[int, ...]
+    neutral_dice_two_players: int
+    four_equal_is_two_pairs: bool
+    colours: tuple[str, ...]
+    neutral: str
+    turn_cap: int
+
+    def card_index(self, key: Any) -> int:
+        for i, card in enumerate(self.cards):
+            if card.key == key:
+                return i
+        raise RuleError("cards", f"there is no card {key!r} (cards: {', '.join(c.key for c in self.cards)})")
+
+    def starting_dice(self, player_count: int) -> tuple[Counter, ...]:
+        """Each seat's dice by colour at the start."""
+        extra = self.neutral_dice_two_players if player_count == 2 else 0
+        return tuple(Counter({self.colours[seat]: self.dice_by_seat[seat], **({self.neutral: extra} if extra else {})})
+                     for seat in range(player_count))
+
+    def colours_in_play(self, player_count: int) -> frozenset[str]:
+        neutral = {self.neutral} if player_count == 2 and self.neutral_dice_two_players else set()
+        return frozenset(self.colours[:player_count]) | neutral
+
+
+def _merge(base: dict, extra: Mapping) -> dict:
+    merged = dict(base)
+    for key, value in extra.items():
+        merged[key] = _merge(base[key], value) if isinstance(value, Mapping) and isinstance(base.get(key), dict) \
+            else value
+    return merged
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise UserError(f"cannot read card data {path}: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"card data {path} is not valid TOML: {exc}") from exc
+
+
+@cache
+def load_rules(card_data: str = "", colours: str = "red,blue,green,yellow", neutral: str = "white",
+               turn_cap: int = 400) -> Rules:
+    """The rules from the built-in data, overlaid with the TOML file ``card_data`` if given."""
+    data = _read_toml(DATA_FILE)
+    if card_data:
+        data = _merge(data, _read_toml(Path(card_data).expanduser()))
+    try:
+        sides = {}
+        for key, raw in data["sides"].items():
+            side = Side(key, str(raw["title"]), raw["pattern"], int(raw["required"]), int(raw["slots"]),
+                        raw["action"])
+            if side.pattern not in PATTERNS or side.action not in ACTIONS:
+                raise ValueError(f"side {key}: pattern one of {PATTERNS}, action one of {ACTIONS}")
+            if side.required < 0 or side.slots < 0 or (side.slots and side.required > side.slots):
+                raise ValueError(f"side {key}: required must be 0..slots")
+            sides[key] = side
+        cards = tuple(CardSpec(key, tuple(sides[s] for s in names)) for key, names in data["cards"].items())
+        setup = data["setup"]
+        rules = Rules(cards, tuple(int(n) for n in setup["dice_by_seat"]), int(setup["neutral_dice_two_players"]),
+                      bool(setup["four_equal_is_two_pairs"]), tuple(c.strip().lower() for c in colours.split(",")),
+                      neutral.strip().lower(), turn_cap)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"bad Whirling Derby card data: {exc}") from exc
+    stoves = [c for c in rules.cards if not c.flips]
+    if len(stoves) != 1 or stoves[0].sides[0].action != "none" or any(len(c.sides) > 2 for c in rules.cards):
+        raise UserError("bad Whirling Derby card data: cards have two sides, except one Stove with no action")
+    if len(rules.colours) < 4 or len(set(rules.colours)) != len(rules.colours) or rules.neutral in rules.colours \
+            or not all(rules.colours) or not rules.neutral:
+        raise UserError("colours: give four different player colours, none of them the neutral colour")
+    if len(rules.dice_by_seat) < 4 or turn_cap < 1:
+        raise UserError("bad Whirling Derby data: dice for four seats and a turn cap of at least 1")
+    return rules
+
+
+# -- patterns -----------------------------------------------------------------------------
+
+
+def placement_problem(side: Side, values: Sequence[int], value: int, four_equal: bool) -> str | None:
+    """Why a die showing ``value`` may not join ``values`` on ``side`` (None: it may)."""
+    count = len(values)
+    if side.slots and count >= side.slots:
+        return f"{side.title} holds at most {side.slots} dice"
+    pattern = side.pattern
+    if pattern in ("consecutive", "distinct") and value in values:
+        return f"{side.title} already has a {value}: its dice must all differ"
+    if pattern == "equal" and values and values[0] != value:
+        return f"{side.title} holds {values[0]}s: a {value} does not match"
+    if pattern == "not_all_equal" and count + 1 == side.slots and set(values) == {value}:
+        return f"{side.title} would be full with equal dice"
+    if pattern == "pairs":
+        counts = Counter(values)
+        counts[value] += 1
+        if not four_equal and counts[value] > 2:
+            return f"{side.title} already has a pair of {value}s"
+        unpaired = sum(n % 2 for n in counts.values())
+        if count + 1 + unpaired > side.slots:
+            return f"{side.title} cannot make pairs of {' '.join(map(str, sorted(counts.elements())))}"
+    return None
+
+
+def activation_problem(side: Side, values: Sequence[int]) -> str | None:
+    """Why ``side`` holding ``values`` may not be activated (None: it may)."""
+    count = len(values)
+    if side.action == "none":
+        return f"the {side.title} is never activated"
+    if count < side.required:
+        return f"{side.title} needs at least {side.required} dice, it has {count}"
+    pattern = side.pattern
+    if pattern == "consecutive" and (len(set(values)) != count or max(values) - min(values) != count - 1):
+        return f"{side.title} {'-'.join(map(str, sorted(values)))} is not a run without gaps"
+    if pattern == "equal" and len(set(values)) > 1:
+        return f"{side.title} dice are not all equal"
+    if pattern == "pairs" and any(n % 2 for n in Counter(values).values()):
+        return f"{side.title} {' '.join(map(str, sorted(values)))} has a broken pair"
+    if pattern == "distinct" and len(set(values)) != count:
+        return f"{side.title} has two equal dice"
+    if pattern == "not_all_equal" and count > 1 and len(set(values)) == 1:
+        return f"{side.title} dice are all equal"
+    return None
+
+
+def best_activation(side: Side, values: Sequence[int], extra: Sequence[int], four_equal: bool) -> int:
+    """The most dice ``side`` could be activated with, keeping ``values`` and adding any of
+    ``extra``; 0 if it cannot be completed from them."""
+    if side.action == "none":
+        return 0
+    limit = side.slots or len(values) + len(extra)
+    pattern = side.pattern
+    best = 0
+    if pattern == "consecutive":
+        have, avail = set(values), set(values) | set(extra)
+        if have:
+            low, high = min(have), max(have)
+            if any(v not in avail for v in range(low, high + 1)) or len(values) != len(have):
+                return 0
+            while low - 1 in avail and high - low + 1 < limit:
+                low -= 1
+            while high + 1 in avail and high - low + 1 < limit:
+                high += 1
+            best = high - low + 1
+        else:
+            run = 0
+            for v in range(1, 8):
+                run = run + 1 if v in avail else 0
+                best = max(best, min(run, limit))
+    elif pattern == "equal":
+        counts = Counter(extra)
+        best = len(values) + counts[values[0]] if values else max(counts.values(), default=0)
+    elif pattern == "pairs":
+        counts, spare = Counter(values), Counter(extra)
+        best = len(values)
+        for value, n in counts.items():
+            if n % 2:
+                if not spare[value]:
+                    return 0
+                spare[value] -= 1
+                best += 1
+        if best > limit:
+            return 0
+        for value, n in sorted(spare.items(), key=lambda item: -item[1]):
+            pairs = n // 2 if four_equal or not counts[value] else 0
+            if not four_equal:
+                pairs = min(pairs, 1)
+            best += 2 * min(pairs, (limit - best) // 2)
+    elif pattern == "distinct":
+        best = len(set(values) | set(extra)) if len(set(values)) == len(values) else 0
+    elif pattern == "not_all_equal":
+        best = len(values) + len(extra)
+        if min(best, limit) > 1 and len(set(values) | set(extra)) == 1:
+            best = 1
+    else:
+        best = len(values) + len(extra)
+    best = min(best, limit)
+    return best if best >= max(side.required, 1) else 0
+
+
+# -- the state ----------------------------------------------------------------------------
+
+Card = tuple[int, tuple[Die, ...]]          # (index of the side showing, dice on it, sorted)
+
+
+def _die_text(die: Die) -> str:
+    return f"{die.colour} {die.value}"
+
+
+def _read_die(text: Any) -> Die:
+    dice = parse_dice(str(text))
+    if len(dice) != 1 or dice[0].colour is None:
+        raise UserError(f"name one die as colour:value, not {text!r}")
+    return dice[0]
+
+
+def _without(dice: tuple[Die, ...], die: Die) -> tuple[Die, ...]:
+    index = dice.index(die)
+    return dice[:index] + dice[index + 1:]
+
+
+def _distinct(dice: Sequence[Die]) -> list[Die]:
+    return sorted(set(dice))
+
+
+@dataclass(frozen=True)
+class DerbyState(GameState):
+    """A Whirling Derby position.  ``stage`` is one of: setup_roll, setup_place (a player
+    rolls and places their starting dice), choose_reroll, roll, assign, activate, distribute,
+    give, receive (the player handed dice places them), set_side, lift, reassign, over."""
+
+    game: WhirlingDerby
+    rules: Rules
+    options: tuple[tuple[str, Any], ...]
+    players: tuple[str, ...]
+    boards: tuple[tuple[Card, ...], ...]    # per seat, per card of rules.cards
+    compost: tuple[Die, ...]
+    stage: str
+    turn_seat: int                           # whose turn it is
+    actor: int                               # who acts now (a receiver places on another's turn)
+    pending: tuple[Die, ...] = ()            # dice the actor must place now
+    outgoing: tuple[Die, ...] = ()           # dice of an activated card not yet handed out
+    hand_step: int = 0                       # dice handed out so far from the activated card
+    reroll: tuple[str, ...] = ()             # colours to roll at a chance node
+    unconfirmed: tuple[tuple[Die, str | None], ...] = ()   # rolled dice whose colour was not read
+    turn: int = 0
+    winner: int | None = None
+    ended_by: str | None = None              # None (a player emptied their cards), "stalemate", "turn_cap"
+
+    # -- basic views ----------------------------------------------------------------------
+    @property
+    def current_player(self) -> str | None:
+        return None if self.stage == "over" else self.players[self.actor]
+
+    @property
+    def phase(self) -> str:
+        return self.stage
+
+    def is_terminal(self) -> bool:
+        return self.stage == "over"
+
+    def colour_of(self, seat: int) -> str:
+        return self.rules.colours[seat]
+
+    def seat_of(self, name: Any) -> int:
+        if name not in self.players:
+            raise RuleError("players", f"there is no player {name!r}")
+        return self.players.index(name)
+
+    def side(self, seat: int, card: int) -> Side:
+        return self.rules.cards[card].sides[self.boards[seat][card][0]]
+
+    def dice_on_cards(self, seat: int) -> int:
+        return sum(len(dice) for _, dice in self.boards[seat])
+
+    def dice_by_colour(self) -> Counter:
+        """Every die in the game by colour: on cards, in hands, in the Compost."""
+        counts = Counter(d.colour for board in self.boards for _, dice in board for d in dice)
+        counts.update(d.colour for d in self.pending + self.outgoing + self.compost)
+        counts.update(self.reroll)
+        if self.stage.startswith("setup"):   # the first player and later seats still hold their dice
+            starting = self.rules.starting_dice(len(self.players))
+            for seat in (0, *range(self.actor + 1, len(self.players))):
+                counts.update(starting[seat])
+        return counts
+
+    def starting_totals(self) -> Counter:
+        total: Counter = Counter()
+        for dice in self.rules.starting_dice(len(self.players)):
+            total.update(dice)
+        return total
+
+    def dice_to_roll(self) -> DiceRequest | None:
+        if self.stage not in ("setup_roll", "roll"):
+            return None
+        reason = "roll all your dice" if self.stage == "setup_roll" or self.turn == 1 and self.turn_seat == 0 \
+            else "your mandatory re-roll"
+        return DiceRequest(self.players[self.actor], self.reroll, reason)
+
+    def target(self) -> int | None:
+        """Who gets the next die handed out: a seat, or None for the Compost."""
+        seat = (self.turn_seat + self.hand_step) % len(self.players)
+        return None if seat == self.turn_seat else seat
+
+    # -- rolls ----------------------------------------------------------------------------
+    def apply_roll(self, dice: Sequence[Die]) -> DerbyState:
+        """As GameState.apply_roll; a die of a colour nobody plays with counts as unread."""
+        in_play = self.rules.colours_in_play(len(self.players))
+        read, cleaned = [], []
+        for die in dice:
+            colour = die.colour.lower() if die.colour else None
+            cleaned.append(Die(die.value, colour if colour in in_play else None))
+            if colour is not None and colour not in in_play:
+                read.append((die.value, colour))
+        state = super().apply_roll(cleaned)
+        records = list(state.unconfirmed)
+        for value, colour in read:
+            i = next(i for i, (d, seen) in enumerate(records) if d.value == value and seen is None)
+            records[i] = (records[i][0], colour)
+        return replace(state, unconfirmed=tuple(records))
+
+    def _apply_roll(self, dice: tuple[Die, ...]) -> DerbyState:
+        missing = Counter(self.reroll) - Counter(d.colour for d in dice if d.colour)
+        spare = iter(sorted(missing.elements()))
+        resolved, unconfirmed = [], []
+        for die in sorted(dice, key=lambda d: (d.colour is not None, d.value)):
+            if die.colour is None:
+                die = Die(die.value, next(spare))
+                unconfirmed.append((die, None))
+            resolved.append(die)
+        stage = "setup_place" if self.stage == "setup_roll" else "assign"
+        return replace(self, stage=stage, pending=tuple(sorted(resolved)), reroll=(), unconfirmed=tuple(unconfirmed))
+
+    # -- legal moves ----------------------------------------------------------------------
+    def can_place(self, seat: int, card: int, die: Die) -> str | None:
+        values = [d.value for d in self.boards[seat][card][1]]
+        return placement_problem(self.side(seat, card), values, die.value, self.rules.four_equal_is_two_pairs)
+
+    def can_activate(self, seat: int, card: int) -> str | None:
+        return activation_problem(self.side(seat, card), [d.value for d in self.boards[seat][card][1]])
+
+    def activatable(self) -> list[int]:
+        return [i for i in range(len(self.rules.cards)) if self.can_activate(self.turn_seat, i) is None]
+
+    def gift_problem(self, seat: int, dice: Sequence[Die]) -> str | None:
+        """Why the turn player may not hand ``dice`` to ``seat`` (own colour, not forced)."""
+        colour = self.colour_of(seat)
+        if all(d.colour != colour for d in dice):
+            return None
+        if self.stage == "distribute":
+            if any(d.colour != colour for d in self.outgoing):
+                return f"{self.players[seat]} may never get a {colour} die: hand them another die"
+            return None
+        others = [s for s in range(len(self.players)) if s != self.turn_seat]
+        if any(all(d.colour != self.colour_of(s) for d in dice) for s in others):
+            return f"{self.players[seat]} may never get a {colour} die: give these dice to another player"
+        return None
+
+    def legal_moves(self) -> list[Move]:
+        stage, seat = self.stage, self.actor
+        cards = self.rules.cards
+        if stage == "choose_reroll":
+            moves = [Move.make("reroll", card=c.key) for i, c in enumerate(cards) if self.boards[seat][i][1]]
+            colours = sorted({d.colour for _, dice in self.boards[seat] for d in dice})
+            return moves + [Move.make("reroll", colour=c) for c in colours]
+        if stage in PLACING:
+            return [Move.make("place", die=str(die), card=c.key) for die in _distinct(self.pending)
+                    for i, c in enumerate(cards) if self.can_place(seat, i, die) is None]
+        if stage == "activate":
+            return [Move.make("activate", card=cards[i].key) for i in self.activatable()] or [Move.make("end_turn")]
+        if stage == "distribute":
+            target = self.target()
+            return [Move.make("hand", die=str(die)) for die in _distinct(self.outgoing)
+                    if target is None or self.gift_problem(target, [die]) is None]
+        if stage == "give":
+            return [Move.make("give", to=self.players[s]) for s in range(len(self.players))
+                    if s != seat and self.gift_problem(s, self.outgoing) is None]
+        if stage == "set_side":
+            return [Move.make("keep_sides")] + [
+                Move.make("set_side", card=c.key, side=side.key) for i, c in enumerate(cards) if c.flips
+                for k, side in enumerate(c.sides) if k != self.boards[seat][i][0]]
+        if stage == "lift":
+            return [Move.make("done_lifting")] + [
+                Move.make("lift", card=c.key, die=str(die)) for i, c in enumerate(cards)
+                for die in _distinct(self.boards[seat][i][1])]
+        return []
+
+    # -- transitions ----------------------------------------------------------------------
+    def _with_card(self, seat: int, card: int, side: int, dice: tuple[Die, ...]) -> tuple:
+        board = self.boards[seat][:card] + ((side, tuple(sorted(dice))),) + self.boards[seat][card + 1:]
+        return self.boards[:seat] + (board,) + self.boards[seat + 1:]
+
+    def _expect(self, move: Move, *stages: str) -> None:
+        if self.stage not in stages:
+            raise RuleError("turn sequence", f"cannot {move.kind.replace('_', ' ')} now: {self._step_text()}")
+
+    def _step_text(self) -> str:
+        name = self.players[self.actor]
+        return {
+            "choose_reroll": f"{name} first chooses what to re-roll",
+            "setup_place": f"{name} places their set-up dice",
+            "assign": f"{name} places the rolled dice",
+            "receive": f"{name} places the dice they were given",
+            "reassign": f"{name} places the dice they lifted",
+            "activate": f"{name} activates a card",
+            "distribute": f"{name} hands out the activated card's dice",
+            "give": f"{name} gives the activated card's dice to one player",
+            "set_side": f"{name} may set a card to any side",
+            "lift": f"{name} may lift dice to reassign",
+        }.get(self.stage, f"the game is in {self.stage}")
+
+    def _apply(self, move: Move) -> DerbyState:
+        handler = getattr(self, f"_move_{move.kind}", None)
+        if handler is None:
+            raise RuleError("moves", f"{move.kind!r} is not a Whirling Derby move")
+        return handler(move)
+
+    def _move_reroll(self, move: Move) -> DerbyState:
+        self._expect(move, "choose_reroll")
+        seat, boards = self.actor, self.boards
+        if move.get("card") is not None and move.get("colour") is None:
+            card = self.rules.card_index(move["card"])
+            dice = self.boards[seat][card][1]
+            if not dice:
+                raise RuleError("re-roll", f"there are no dice on your {self.side(seat, card).title}")
+            boards = self._with_card(seat, card, self.boards[seat][card][0], ())
+        elif move.get("colour") is not None and move.get("card") is None:
+            colour = str(move["colour"]).lower()
+            dice = tuple(d for _, on in self.boards[seat] for d in on if d.colour == colour)
+            if not dice:
+                raise RuleError("re-roll", f"there are no {colour} dice on your cards")
+            board = tuple((side, tuple(d for d in on if d.colour != colour)) for side, on in self.boards[seat])
+            boards = self.boards[:seat] + (board,) + self.boards[seat + 1:]
+        else:
+            raise RuleError("re-roll", "re-roll either all dice on one card or all dice of one colour")
+        return replace(self, boards=boards, stage="roll", reroll=tuple(sorted(d.colour for d in dice)))
+
+    def _move_place(self, move: Move) -> DerbyState:
+        self._expect(move, *PLACING)
+        die, card = _read_die(move.get("die")), self.rules.card_index(move.get("card"))
+        if die not in self.pending:
+            held = ", ".join(map(_die_text, self.pending))
+            raise RuleError("dice in hand", f"{self.players[self.actor]} has no {_die_text(die)} to place ({held})")
+        problem = self.can_place(self.actor, card, die)
+        if problem:
+            raise RuleError(self.side(self.actor, card).title, problem)
+        side, dice = self.boards[self.actor][card]
+        state = replace(self, boards=self._with_card(self.actor, card, side, dice + (die,)),
+                        pending=_without(self.pending, die))
+        return state if state.pending else state._placed_all()
+
+    def _placed_all(self) -> DerbyState:
+        if self.stage == "setup_place":
+            seat = self.actor + 1
+            if seat < len(self.players):
+                colours = tuple(sorted(self.rules.starting_dice(len(self.players))[seat].elements()))
+                return replace(self, stage="setup_roll", actor=seat, reroll=colours, unconfirmed=())
+            colours = tuple(sorted(self.rules.starting_dice(len(self.players))[0].elements()))
+            return replace(self, stage="roll", actor=0, turn_seat=0, turn=1, reroll=colours, unconfirmed=())
+        if self.stage == "assign":
+            return replace(self, stage="activate", unconfirmed=())
+        if self.stage == "receive" and self.outgoing:
+            return replace(self, stage="distribute", actor=self.turn_seat)
+        return self._end_turn()
+
+    def _move_activate(self, move: Move) -> DerbyState:
+        self._expect(move, "activate")
+        seat, card = self.turn_seat, self.rules.card_index(move.get("card"))
+        side = self.side(seat, card)
+        problem = self.can_activate(seat, card)
+        if problem:
+            raise RuleError("activate a complete card", problem)
+        flipped = (self.boards[seat][card][0] + 1) % len(self.rules.cards[card].sides)
+        dice = self.boards[seat][card][1]
+        state = replace(self, boards=self._with_card(seat, card, flipped, ()))
+        if side.action == "distribute":
+            return replace(state, stage="distribute", outgoing=dice, hand_step=0)
+        if side.action == "give":
+            return replace(state, stage="give", outgoing=dice)
+        return replace(state, stage="set_side", pending=dice)
+
+    def _move_end_turn(self, move: Move) -> DerbyState:
+        self._expect(move, "activate")
+        ready = self.activatable()
+        if ready:
+            title = self.side(self.turn_seat, ready[0]).title
+            raise RuleError("activate one card", f"a card must be activated when one is complete: {title} is")
+        return self._end_turn()
+
+    def _move_hand(self, move: Move) -> DerbyState:
+        self._expect(move, "distribute")
+        die = _read_die(move.get("die"))
+        if die not in self.outgoing:
+            raise RuleError("distribute", f"{_die_text(die)} is not among the dice to hand out")
+        target = self.target()
+        outgoing = _without(self.outgoing, die)
+        if target is not None:
+            problem = self.gift_problem(target, [die])
+            if problem:
+                raise RuleError("never give a player their own colour", problem)
+        state = replace(self, outgoing=outgoing, hand_step=self.hand_step + 1)
+        if target is None or die.colour == self.colour_of(target):
+            state = replace(state, compost=tuple(sorted(self.compost + (die,))))
+            return state if outgoing else state._end_turn()
+        return replace(state, stage="receive", actor=target, pending=(die,))
+
+    def _move_give(self, move: Move) -> DerbyState:
+        self._expect(move, "give")
+        seat = self.seat_of(move.get("to"))
+        if seat == self.turn_seat:
+            raise RuleError("give to one player", "give the dice to another player")
+        problem = self.gift_problem(seat, self.outgoing)
+        if problem:
+            raise RuleError("never give a player their own colour", problem)
+        colour = self.colour_of(seat)
+        kept = tuple(d for d in self.outgoing if d.colour != colour)
+        bounced = tuple(d for d in self.outgoing if d.colour == colour)
+        state = replace(self, outgoing=(), compost=tuple(sorted(self.compost + bounced)))
+        return replace(state, stage="receive", actor=seat, pending=kept) if kept else state._end_turn()
+
+    def _move_keep_sides(self, move: Move) -> DerbyState:
+        self._expect(move, "set_side")
+        return replace(self, stage="lift")
+
+    def _move_set_side(self, move: Move) -> DerbyState:
+        self._expect(move, "set_side")
+        seat, card = self.actor, self.rules.card_index(move.get("card"))
+        keys = [s.key for s in self.rules.cards[card].sides]
+        if move.get("side") not in keys:
+            raise RuleError("set to any side", f"card {move.get('card')} has sides {', '.join(keys)}")
+        dice = self.boards[seat][card][1]
+        return replace(self, boards=self._with_card(seat, card, keys.index(move.get("side")), ()),
+                       pending=tuple(sorted(self.pending + dice)), stage="lift")
+
+    def _move_lift(self, move: Move) -> DerbyState:
+        self._expect(move, "lift")
+        seat, card = self.actor, self.rules.card_index(move.get("card"))
+        die = _read_die(move.get("die"))
+        side, dice = self.boards[seat][card]
+        if die not in dice:
+            raise RuleError("reassign", f"there is no {_die_text(die)} on your {self.side(seat, card).title}")
+        return replace(self, boards=self._with_card(seat, card, side, _without(dice, die)),
+                       pending=tuple(sorted(self.pending + (die,))))
+
+    def _move_done_lifting(self, move: Move) -> DerbyState:
+        self._expect(move, "lift")
+        return replace(self, stage="reassign") if self.pending else self._end_turn()
+
+    def _end_turn(self) -> DerbyState:
+        done = replace(self, pending=(), outgoing=(), hand_step=0, actor=self.turn_seat)
+        if self.dice_on_cards(self.turn_seat) == 0:
+            return replace(done, stage="over", winner=self.turn_seat)
+        ended_by = "stalemate" if done.stalemate() else "turn_cap" if self.turn >= self.rules.turn_cap else None
+        if ended_by:
+            fewest = min(range(len(self.players)), key=self.dice_on_cards)
+            return replace(done, stage="over", winner=fewest, ended_by=ended_by)
+        seat = (self.turn_seat + 1) % len(self.players)
+        return replace(done, stage="choose_reroll", turn_seat=seat, actor=seat, turn=self.turn + 1)
+
+    def stalemate(self) -> bool:
+        """True when no player has as many dice as any of their cards needs: nobody can
+        ever activate a card again, so no die can move and the game cannot end."""
+        for seat, board in enumerate(self.boards):
+            needed = [max(self.rules.cards[i].sides[side].required, 1) for i, (side, _) in enumerate(board)
+                      if self.rules.cards[i].flips]
+            if needed and self.dice_on_cards(seat) >= min(needed):
+                return False
+        return True
+
+    # -- scores, alerts, text ---------------------------------------------------------------
+    def score_breakdown(self) -> dict[str, dict[str, int]]:
+        """Fewer dice is better: each player scores minus the dice on their cards."""
+        return {p: {"dice on cards": -self.dice_on_cards(i)} for i, p in enumerate(self.players)}
+
+    def winners(self) -> list[str]:
+        if self.winner is not None:
+            return [self.players[self.winner]]
+        return super().winners()
+
+    def alerts(self) -> list[Alert]:
+        alerts = []
+        if self.stage == "over":
+            name = self.players[self.winner]
+            fewest = f"{name} wins with the fewest dice on their cards ({self.dice_on_cards(self.winner)})"
+            if self.ended_by == "turn_cap":
+                alerts.append(Alert("turn_cap", f"no winner after {self.turn} turns (turn cap): {fewest}",
+                                    "warning", (name,)))
+            elif self.ended_by == "stalemate":
+                alerts.append(Alert("stalemate", f"no player has dice enough to complete a card, so no die can "
+                                    f"move again: {fewest}", "warning", (name,)))
+            else:
+                alerts.append(Alert("game_over", f"{name} has no dice left on their cards and wins", "info", (name,)))
+            return alerts
+        for die, read in self.unconfirmed:
+            seen = f"read as {read}, a colour nobody plays" if read else "colour not read"
+            alerts.append(Alert("confirm_colour", f"a rolled {die.value} ({seen}) was taken as {die.colour}: "
+                                f"check its colour", "warning", (self.players[self.actor],)))
+        if self.stage == "receive":
+            alerts.append(Alert("gift", f"{self.players[self.actor]} was given "
+                                f"{', '.join(map(_die_text, self.pending))}: place it now", "info",
+                                (self.players[self.actor],)))
+        if self.stage == "activate" and not self.activatable():
+            alerts.append(Alert("no_activation", "no card is complete: the turn ends without an action", "info",
+                                (self.players[self.actor],)))
+        return alerts
+
+    def describe(self, move: Move) -> str:
+        seat, kind = self.actor, move.kind
+        try:
+            card = self.rules.card_index(move.get("card")) if move.get("card") is not None else None
+            die = _read_die(move.get("die")) if move.get("die") is not None else None
+        except (RuleError, UserError):
+            return f"{kind} (not a legal move here)"
+        title = self.side(seat, card).title if card is not None else ""
+        if kind == "reroll":
+            if card is not None:
+                return f"re-roll {_dice(len(self.boards[seat][card][1]))} on your {title}"
+            colour = move.get("colour")
+            count = sum(d.colour == colour for _, dice in self.boards[seat] for d in dice)
+            return f"re-roll your {count} {colour} dice"
+        if kind == "place":
+            text = f"put {_die_text(die)} on {title}"
+            if any(d == die for d, _ in self.unconfirmed):
+                text += f" (colour not certain: confirm it is {die.colour})"
+            return text
+        if kind == "activate":
+            side = self.side(seat, card)
+            count = len(self.boards[seat][card][1])
+            doing = {"distribute": "hand them out clockwise", "give": "give them to one player",
+                     "reassign": "set a card's side and reassign dice"}[side.action]
+            return f"activate {title} ({count} dice): {doing}"
+        if kind == "hand":
+            target = self.target()
+            if target is None:
+                return f"put {_die_text(die)} on the Compost"
+            if die.colour == self.colour_of(target):
+                return f"{_die_text(die)} bounces off {self.players[target]} to the Compost"
+            return f"hand {_die_text(die)} to {self.players[target]}"
+        if kind == "give":
+            return f"give {', '.join(map(_die_text, self.outgoing))} to {move.get('to')}"
+        if kind == "set_side":
+            side = next((s for s in self.rules.cards[card].sides if s.key == move.get("side")), None)
+            return f"set your {title} card to {side.title if side else move.get('side')}"
+        if kind == "lift":
+            return f"lift {_die_text(die)} off your {title} to reassign it"
+        return {"end_turn": "end the turn (no card is complete)", "keep_sides": "keep every card's side",
+                "done_lifting": "lift no more dice"}.get(kind, kind)
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game.name,
+            "players": list(self.players),
+            "options": dict(self.options),
+            "stage": self.stage,
+            "turn": self.turn,
+            "turn_player": self.players[self.turn_seat],
+            "actor": self.players[self.actor],
+            "boards": [{card.key: {"side": card.sides[side].key, "dice": [str(d) for d in dice]}
+                        for card, (side, dice) in zip(self.rules.cards, board)} for board in self.boards],
+            "compost": [str(d) for d in self.compost],
+            "pending": [str(d) for d in self.pending],
+            "outgoing": [str(d) for d in self.outgoing],
+            "hand_step": self.hand_step,
+            "reroll": list(self.reroll),
+            "unconfirmed": [{"die": str(d), "read": read} for d, read in self.unconfirmed],
+            "winner": None if self.winner is None else self.players[self.winner],
+            "ended_by": self.ended_by,
+        }
+
+
+# -- the game -----------------------------------------------------------------------------
+
+
+class WhirlingDerby(Game):
+    name = "whirling-derby"
+    title = "Whirling Derby"
+    min_players = 2
+    max_players = 4
+    options = (
+        Option("colours", "red,blue,green,yellow",
+               "the players' dice colours by seat, as the camera names them (comma separated, four)"),
+        Option("neutral_colour", "white", "the colour of the neutral dice of a two-player game"),
+        Option("card_data", "", "a TOML file overriding the card data (sides, patterns, actions; see "
+               "companion/games/whirling_derby.toml); empty: our reading of the rules"),
+        Option("turn_cap", 400, "house rule against endless games: after this many turns in all, the "
+               "player with the fewest dice on their cards wins (earlier seat on a tie); the same decides "
+               "a stalemate, where nobody has dice enough to complete any card"),
+    )
+
+    def rules_for(self, options: Mapping[str, Any]) -> Rules:
+        return load_rules(options["card_data"], options["colours"], options["neutral_colour"], options["turn_cap"])
+
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                 seed: int = 0) -> DerbyState:
+        """A new game; the seed is unused (nothing is shuffled).  The seats after the first
+        roll and place their dice first; then the first player's turn starts by rolling all
+        of theirs (they have none on cards to choose from)."""
+        players = self.check_players(players)
+        resolved = self.resolve_options(options)
+        rules = self.rules_for(resolved)
+        starting = rules.starting_dice(len(players))
+        empty = tuple((0, ()) for _ in rules.cards)
+        return DerbyState(self, rules, tuple(sorted(resolved.items())), players, (empty,) * len(players), (),
+                          "setup_roll", 0, 1, reroll=tuple(sorted(starting[1].elements())))
+
+    def state_from_json(self, data: Mapping) -> DerbyState:
+        if not isinstance(data, Mapping) or data.get("game") != self.name:
+            raise UserError(f"not a {self.title} state (it must be an object with \"game\": \"{self.name}\")")
+        try:
+            players = self.check_players(list(data["players"]))
+            resolved = self.resolve_options(data.get("options") or {})
+            rules = self.rules_for(resolved)
+
+            def dice(items: Any) -> tuple[Die, ...]:
+                if not isinstance(items, list):
+                    raise TypeError("dice are a list")
+                return tuple(sorted(_read_die(t) for t in items))
+
+            boards = []
+            for board in data["boards"]:
+                cards = []
+                for spec in rules.cards:
+                    keys = [s.key for s in spec.sides]
+                    cards.append((keys.index(board[spec.key]["side"]), dice(board[spec.key]["dice"])))
+                boards.append(tuple(cards))
+            stages = ("setup_roll", "choose_reroll", "roll", "activate", "distribute", "give", "set_side", "lift",
+                      "over") + PLACING
+            if data["stage"] not in stages or len(boards) != len(players) \
+                    or data.get("ended_by") not in (None, "stalemate", "turn_cap"):
+                raise ValueError("unknown stage or end, or wrong number of boards")
+            winner = data.get("winner")
+            state = DerbyState(
+                self, rules, tuple(sorted(resolved.items())), players, tuple(boards), dice(data["compost"]),
+                data["stage"], players.index(data["turn_player"]), players.index(data["actor"]),
+                dice(data["pending"]), dice(data["outgoing"]), int(data["hand_step"]),
+                tuple(str(c) for c in data["reroll"]),
+                tuple((_read_die(u["die"]), u.get("read")) for u in data["unconfirmed"]),
+                int(data["turn"]), None if winner is None else players.index(winner), data.get("ended_by"))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise UserError(f"not a {self.title} state: {exc!r}") from exc
+        if state.dice_by_colour() != state.starting_totals():
+            raise UserError(f"not a {self.title} state: the dice do not add up to the starting dice")
+        for seat in range(len(players)):
+            for card, (_, on) in enumerate(state.boards[seat]):
+                for i, die in enumerate(on):
+                    values = [d.value for d in on[:i]]
+                    if placement_problem(state.side(seat, card), values, die.value, rules.four_equal_is_two_pairs):
+                        raise UserError(f"not a {self.title} state: {players[seat]}'s "
+                                        f"{state.side(seat, card).title} breaks its pattern")
+        return state
+
+    def advise(self, state: GameState) -> list[Suggestion]:
+        return advise(state)
+
+    def describe(self) -> dict:
+        info = super().describe()
+        rules = load_rules()
+        info["cards"] = [{"card": c.key, "sides": [{"key": s.key, "title": s.title, "pattern": s.pattern,
+                                                    "required": s.required, "slots": s.slots, "action": s.action}
+                                                   for s in c.sides]} for c in rules.cards]
+        return info
+
+
+# -- advice -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What one player's cards promise: ``best`` dice the best card could give away (on
+    ``best_card``), ``waiting`` dice on the other cards, and whether any card, a reassign
+    side included, could be activated at all (a way out when nothing gives dice away)."""
+
+    best: int
+    waiting: int
+    best_card: int | None
+    can_act: bool
+
+
+def _outlook(state: DerbyState, board: tuple[Card, ...], extra: Sequence[Die]) -> Outlook:
+    """The :class:`Outlook` of ``board`` if any of ``extra`` were added to it."""
+    values = [d.value for d in extra]
+    best, best_card, can_act = 0, None, False
+    for i, (side_index, dice) in enumerate(board):
+        side = state.rules.cards[i].sides[side_index]
+        count = best_activation(side, [d.value for d in dice], values, state.rules.four_equal_is_two_pairs)
+        can_act = can_act or count > 0
+        if side.action != "reassign" and count > best:
+            best, best_card = count, i
+    waiting = sum(len(dice) for i, (_, dice) in enumerate(board) if i != best_card and state.rules.cards[i].flips)
+    return Outlook(best, waiting, best_card, can_act)
+
+
+def _dice(count: int) -> str:
+    return f"{count} die" if count == 1 else f"{count} dice"
+
+
+def _suggest(state: DerbyState, move: Move, key: tuple, advice: dict, reason: str) -> tuple[tuple, Suggestion]:
+    return key, Suggestion(move, state.describe(move), advice, reason)
+
+
+def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    seat, die = state.actor, _read_die(move["die"])
+    card = state.rules.card_index(move["card"])
+    side, dice = state.boards[seat][card]
+    board = state._with_card(seat, card, side, dice + (die,))[seat]
+    view = _outlook(state, board, _without(state.pending, die))
+    best, waiting = view.best, view.waiting
+    target = state.rules.cards[view.best_card].sides[board[view.best_card][0]].title if best else None
+    if state.stage == "assign":
+        reason = (f"{target} can give away {_dice(best)} now" if target else
+                  "lets you activate a card to reset your sides" if view.can_act else
+                  "no card can be activated this turn") + f"; {_dice(waiting)} wait on other cards for next turn"
+        return _suggest(state, move, (best, view.can_act, waiting), {"give_now": best, "give_next": waiting}, reason)
+    reason = (f"builds toward {target} ({_dice(best)})" if target else "no card is near complete") \
+        + f"; {_dice(waiting)} more on other cards for your next turn"
+    return _suggest(state, move, (best + waiting, best, view.can_act), {"give_now": 0, "give_next": best + waiting},
+                    reason)
+
+
+def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    seat, four = state.actor, state.rules.four_equal_is_two_pairs
+    loose = kept = 0
+    for i, (side_index, dice) in enumerate(state.boards[seat]):
+        side = state.rules.cards[i].sides[side_index]
+        complete = side.action != "none" and best_activation(side, [d.value for d in dice], [], four) == len(dice)
+        rolled = len(dice) if move.get("card") == state.rules.cards[i].key else \
+            sum(d.colour == move.get("colour") for d in dice)
+        kept, loose = (kept + rolled, loose) if complete else (kept, loose + rolled)
+    reason = f"re-rolls {_dice(loose)} not in a complete card" + (
+        f" but breaks up {_dice(kept)} of complete cards" if kept else "")
+    return _suggest(state, move, (loose - 2 * kept, loose), {"rolled": loose + kept, "from_complete_cards": kept},
+                    reason)
+
+
+def _advise_activate(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    seat = state.turn_seat
+    card = state.rules.card_index(move["card"])
+    side = state.side(seat, card)
+    given = len(state.boards[seat][card][1]) if side.action in ("distribute", "give") else 0
+    waiting = sum(len(dice) for i, (_, dice) in enumerate(state.boards[seat]) if i != card and state.rules.cards[i].flips)
+    reason = f"gives away {_dice(given)} now" if given else "gives nothing away now, but lets you set up your cards"
+    return _suggest(state, move, (given, waiting), {"give_now": given, "give_next": waiting}, reason)
+
+
+def _advise_hand(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    die, target, mine = _read_die(move["die"]), state.target(), state.colour_of(state.turn_seat)
+    neutral = die.colour not in state.rules.colours[:len(state.players)]
+    if target is None:
+        rank = 1 if die.colour == mine else 2 if neutral else 3
+        reason = {1: "your own colour is better handed out: it can never come back to you",
+                  2: "a neutral die", 3: "composts another player's colour, keeping yours to hand out"}[rank]
+        return _suggest(state, move, (rank, 0), {"to": "Compost"}, reason)
+    if die.colour == state.colour_of(target):
+        return _suggest(state, move, (0, 0), {"to": "Compost"}, "bounces to the Compost: nothing else is left")
+    board = state.boards[target]
+    before = _outlook(state, board, ()).best
+    helps = max(_outlook(state, state._with_card(target, i, side, dice + (die,))[target], ()).best
+                for i, (side, dice) in enumerate(board) if state.can_place(target, i, die) is None) - before
+    rank = 3 if die.colour == mine else 2 if neutral else 1
+    reason = {3: "your own colour can never come back to you", 2: "a neutral die",
+              1: "another player's colour"} [rank] + (f"; it could add {helps} to their best card" if helps > 0
+                                                       else f"; it does not help {state.players[target]}")
+    return _suggest(state, move, (rank, -helps), {"to": state.players[target], "helps_them": helps}, reason)
+
+
+def _advise_give(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    seat = state.seat_of(move["to"])
+    kept = sum(d.colour != state.colour_of(seat) for d in state.outgoing)
+    left = state.dice_on_cards(seat)
+    reason = f"{move['to']} keeps {kept} of the dice and has {left} dice on their cards"
+    return _suggest(state, move, (kept, -left), {"received": kept, "their_dice": left}, reason)
+
+
+def _advise_set_side(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    seat, board, pending = state.actor, state.boards[state.actor], state.pending
+    if move.kind == "set_side":
+        card = state.rules.card_index(move["card"])
+        side = [s.key for s in state.rules.cards[card].sides].index(move["side"])
+        pending = pending + board[card][1]
+        board = state._with_card(seat, card, side, ())[seat]
+    best = _outlook(state, board, pending).best
+    reason = f"your dice in hand could then fill a card of {_dice(best)} for your next turn"
+    return _suggest(state, move, (best, move.kind == "keep_sides"), {"give_next": best}, reason)
+
+
+def _advise_lift(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
+    if move.kind == "done_lifting":
+        return _suggest(state, move, (1,), {}, "keep the other dice where they are")
+    seat, card, die = state.actor, state.rules.card_index(move["card"]), _read_die(move["die"])
+    four = state.rules.four_equal_is_two_pairs
+    if state.rules.cards[card].flips:
+        return _suggest(state, move, (0,), {}, "moves a die that already sits on a card")
+    for i, (side_index, dice) in enumerate(state.boards[seat]):
+        side = state.rules.cards[i].sides[side_index]
+        values = [d.value for d in dice]
+        if dice and side.action != "none" and state.can_place(seat, i, die) is None \
+                and best_activation(side, values + [die.value], [], four) > best_activation(side, values, [], four):
+            return _suggest(state, move, (2,), {}, f"it would grow your {side.title} without a re-roll")
+    return _suggest(state, move, (0,), {}, "it fits no card better than the Stove")
+
+
+_ADVISERS = {"place": _advise_place, "reroll": _advise_reroll, "activate": _advise_activate, "hand": _advise_hand,
+             "give": _advise_give, "set_side": _advise_set_side, "keep_sides": _advise_set_side,
+             "lift": _advise_lift, "done_lifting": _advise_lift}
+
+
+def advise(state: DerbyState) -> list[Suggestion]:
+    """Every legal move, best first (stable: equal moves keep their legal-move order)."""
+    if state.is_terminal() or state.dice_to_roll() is not None:
+        return []
+    moves = state.legal_moves()
+    if [m.kind for m in moves] == ["end_turn"]:
+        return [Suggestion(moves[0], state.describe(moves[0]), {}, "no card is complete")]
+    ranked = [_ADVISERS[m.kind](state, m) for m in moves]
+    ranked.sort(key=lambda pair: pair[0], reverse=True)
+    return [suggestion for _, suggestion in ranked]
+
+
+GAME = WhirlingDerby()

@@ -1,0 +1,123 @@
+"""Camera faults: a source that raises, hangs or gives nothing is reported within 2 s, once;
+the monitor stays responsive meanwhile and reconnects by itself when the camera is back."""
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from hardware.camera import CameraError, CameraSource, ReplayCamera, SimCamera
+from hardware.monitor import CameraMonitor
+
+BYLER = Path("/work/shared/datasets/byler_d6/images")
+
+
+class Cable:
+    """The state of the camera's connection, switched by a test."""
+
+    def __init__(self):
+        self.mode = "ok"
+        self.changed = threading.Event()
+
+    def set(self, mode):
+        self.mode = mode
+        self.changed.set()
+
+
+class FlakyCamera(CameraSource):
+    """A simulated camera at 50 frames a second whose cable a test can pull, jam or cut."""
+
+    def __init__(self, cable):
+        if cable.mode == "unplugged":
+            raise CameraError("no camera on usb:0")
+        self.cable = cable
+        self.sim = SimCamera(seed=1, size=(160, 120), die_size=(25, 30))
+
+    def read(self):
+        time.sleep(0.02)
+        mode = self.cable.mode
+        if mode in ("raise", "unplugged"):
+            raise CameraError("USB camera 0 gave no picture (unplugged?)")
+        if mode == "none":
+            return None
+        if mode == "hang":
+            while self.cable.mode == "hang":
+                self.cable.changed.wait(0.05)
+            raise CameraError("device reset")
+        return self.sim.read()
+
+
+class Recorder:
+    def __init__(self):
+        self.events = []
+
+    def __call__(self, status):
+        self.events.append((time.monotonic(), status))
+
+
+def _wait(predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.parametrize("fault", ["raise", "hang", "none"])
+def test_fault_reported_within_two_seconds_once_and_recovered(fault):
+    cable, seen = Cable(), Recorder()
+    with CameraMonitor(lambda: FlakyCamera(cable), on_status=seen) as monitor:
+        count, frame = monitor.wait_for_frame(0, timeout=3)
+        assert frame is not None and monitor.status.ok
+        broke_at = time.monotonic()
+        cable.set(fault if fault != "raise" else "unplugged")   # reconnecting fails too while it is out
+        assert _wait(lambda: seen.events, 2.0), "fault not reported within 2 s"
+        reported_at, status = seen.events[0]
+        assert reported_at - broke_at <= 2.0
+        assert not status.ok and "entered by hand" in status.message and "\n" not in status.message
+        # responsive meanwhile: asking for the newest frame never waits for the broken camera
+        started = time.monotonic()
+        monitor.latest()
+        monitor.wait_for_frame(count + 10_000, timeout=0.05)
+        assert time.monotonic() - started < 0.5
+        time.sleep(1.0)
+        assert len(seen.events) == 1          # reported once, not on every retry
+        cable.set("ok")
+        assert _wait(lambda: len(seen.events) == 2, 7.0), "no recovery reported"
+        assert seen.events[1][1].ok and monitor.status.ok
+        before = monitor.latest()[0]
+        assert monitor.wait_for_frame(before, timeout=2)[0] > before    # frames flow again
+
+
+def test_a_replay_folder_that_vanishes_and_comes_back(tmp_path):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for src in sorted(BYLER.glob("*.jpg"))[:2]:
+        shutil.copy(src, folder / src.name)
+    backup = tmp_path / "backup"
+    shutil.copytree(folder, backup)
+    seen = Recorder()
+    with CameraMonitor(lambda: ReplayCamera(folder, fps=20), on_status=seen) as monitor:
+        assert monitor.wait_for_frame(0, timeout=3)[1] is not None
+        shutil.rmtree(folder)
+        assert _wait(lambda: seen.events, 2.0)
+        assert "has gone" in seen.events[0][1].message or "does not exist" in seen.events[0][1].message
+        shutil.copytree(backup, folder)
+        assert _wait(lambda: len(seen.events) == 2 and seen.events[1][1].ok, 7.0)
+
+
+def test_a_camera_that_never_opens_is_reported_and_keeps_being_tried():
+    attempts = []
+
+    def missing():
+        attempts.append(time.monotonic())
+        raise CameraError("USB camera 0 not found")
+
+    seen = Recorder()
+    with CameraMonitor(missing, on_status=seen, retry_seconds=0.2, max_retry_seconds=0.4):
+        assert _wait(lambda: seen.events, 2.0)
+        time.sleep(1.0)
+    assert len(seen.events) == 1 and "not found" in seen.events[0][1].message
+    assert len(attempts) >= 3

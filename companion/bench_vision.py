@@ -1,0 +1,118 @@
+"""Benchmarks of the dice reader, for ``companion bench vision``.
+
+- :func:`speed`: median ms per frame at 640x480, 1280x720 and 1920x1080 with one OpenCV
+  thread, on synthetic trays, and the extra cost of each die;
+- :func:`accuracy`: the ``score_dice.py`` figures on each public photo set, on its held-out
+  part (never trained on) and on the whole set;
+- :func:`synthetic`: the share of synthetic frames read entirely right at default settings.
+"""
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from vision import public_sets
+from vision.reader import read_file, read_frame
+
+SPEED_SIZES = ((640, 480), (1280, 720), (1920, 1080))
+
+
+def _score_module():
+    path = public_sets.datasets_dir().parent / "tools" / "score_dice.py"
+    spec = importlib.util.spec_from_file_location("score_dice", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _synthetic_frame(size, n_dice: int, seed: int):
+    from vision import synth
+
+    return synth.render_scene([(1 + i % 6) for i in range(n_dice)], seed=seed, size=size, die_size=(30, 60))
+
+
+def speed(repeats: int = 15, threads: int = 1) -> dict:
+    """Median ms per frame by frame size (6 dice), and ms per extra die (from 1 vs 12 dice at 640x480)."""
+    cv2.setNumThreads(threads)
+    out: dict = {"threads": threads}
+    for size in SPEED_SIZES:
+        frame, _ = _synthetic_frame(size, 6, seed=11)
+        read_frame(frame)
+        times = [read_frame(frame).ms for _ in range(repeats)]
+        out[f"median_ms_{size[0]}x{size[1]}"] = round(statistics.median(times), 2)
+    by_count = {}
+    for n in (1, 12):
+        frame, _ = _synthetic_frame((640, 480), n, seed=12)
+        by_count[n] = statistics.median(read_frame(frame).ms for _ in range(repeats))
+    out["ms_per_die"] = round((by_count[12] - by_count[1]) / 11, 3)
+    return out
+
+
+def predictions(name: str, entries: list[dict], threads: int = 1) -> list[dict]:
+    """The reader's JSON lines for the given manifest entries of a public set."""
+    cv2.setNumThreads(threads)
+    root = public_sets.datasets_dir() / name
+    return [read_file(root / e["image"]).to_json() for e in entries]
+
+
+def accuracy(sets=public_sets.SETS, threads: int = 1) -> dict:
+    """score_dice figures per public set: ``{set: {"held_out": {...}, "all": {...}}}``."""
+    score = _score_module().score
+    out = {}
+    for name in sets:
+        manifest = public_sets.load_manifest(name)
+        _, held = public_sets.split(manifest)
+        preds = predictions(name, manifest, threads)
+        held_images = {e["image"] for e in held}
+        held_preds = [p for p, e in zip(preds, manifest) if e["image"] in held_images]
+        out[name] = {"held_out": score(held, held_preds, {}), "all": score(manifest, preds, {})}
+    return out
+
+
+def synthetic(frames: int = 1000, seed: int = 0) -> dict:
+    """Share of synthetic frames (random trays, hard cases included) whose every die is found and read right."""
+    from vision import synth
+
+    right = dice_right = dice_total = 0
+    start = time.perf_counter()
+    for i in range(frames):
+        kwargs = {"touching": 0.3, "glare": 0.3, "coloured_pips": 0.3} if i % 2 else {}
+        image, truth = synth.random_scene(seed + i, **kwargs)
+        reading = read_frame(image)
+        found = _match(truth, reading.dice)
+        dice_total += len(truth)
+        dice_right += found
+        right += found == len(truth) == len(reading.dice)
+    return {"frames": frames, "frame_acc": round(right / frames, 4), "die_acc": round(dice_right / max(dice_total, 1), 4),
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def _match(truth, dice) -> int:
+    """How many true dice have a distinct reading within half a side of their centre with the right value."""
+    used: set[int] = set()
+    right = 0
+    for t in truth:
+        for j, d in enumerate(dice):
+            if j not in used and np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]) < 0.5 * t.side:
+                used.add(j)
+                right += d.value == t.value
+                break
+    return right
+
+
+def run_all() -> dict:
+    """Every vision benchmark: speed, public-set accuracy, synthetic accuracy."""
+    return {"speed": speed(), "accuracy": accuracy(), "synthetic": synthetic()}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    which = sys.argv[1] if len(sys.argv) > 1 else "all"
+    result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "all": run_all}[which]()
+    print(json.dumps(result, indent=1))

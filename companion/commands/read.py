@@ -1,0 +1,84 @@
+"""``companion read IMAGE...``: read the dice in photos, as text, JSON lines or annotated images."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+
+from companion.errors import UserError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("read", help="read the dice in photos",
+                                   description="Read every die's value and colour in each image.")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per image (the score_dice.py format)")
+    parser.add_argument("--annotate", metavar="DIR", type=Path, help="write each image with the dice outlined to DIR")
+    parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
+    parser.set_defaults(func=run)
+
+
+def load_palette(profile: Path | None):
+    """The calibration profile's palette, or None for the default palette."""
+    if profile is None:
+        return None
+    try:
+        from calibration.profile import load_profile
+    except ImportError:
+        raise UserError("calibration profiles are not available in this installation") from None
+    return load_profile(profile).palette
+
+
+def describe(reading) -> str:
+    """One human-readable line for a reading."""
+    if not reading.dice:
+        return f"{reading.image}: no dice ({reading.ms:.0f} ms)"
+    parts = []
+    for die in sorted(reading.dice, key=lambda d: (d.center[1], d.center[0])):
+        value = "?" if die.value is None else str(die.value)
+        parts.append(f"{value} {die.colour or 'unknown colour'}")
+    return f"{reading.image}: {len(reading.dice)} dice: {', '.join(parts)} ({reading.ms:.0f} ms)"
+
+
+def annotate(image, reading):
+    """A copy of the image with each die's box and its value, colour and confidence drawn on."""
+    from vision.reader import as_bgr8
+
+    out = as_bgr8(image).copy()
+    thick = max(1, round(max(out.shape[:2]) / 500))
+    for die in reading.dice:
+        x, y, w, h = (round(v) for v in die.bbox)
+        colour = (0, 200, 0) if die.value is not None else (0, 0, 255)
+        cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
+        label = f"{die.value if die.value is not None else '?'} {die.colour or '-'} {die.confidence:.2f}"
+        origin = (x, max(y - 4, 12))
+        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, colour, thick, cv2.LINE_AA)
+    return out
+
+
+def run(args) -> int:
+    from vision.reader import load_image, read_images
+
+    palette = load_palette(args.profile)
+    if args.annotate:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create {args.annotate}: {exc.strerror or exc}") from None
+    failed = 0
+    for reading in read_images(args.images, palette):
+        if reading.error:
+            failed += 1
+            print(f"companion: {reading.error}", file=sys.stderr)
+        if args.json:
+            print(json.dumps(reading.to_json()), flush=True)
+        elif not reading.error:
+            print(describe(reading), flush=True)
+        if args.annotate and not reading.error:
+            target = args.annotate / (Path(reading.image).stem + ".png")
+            if not cv2.imwrite(str(target), annotate(load_image(reading.image), reading)):
+                raise UserError(f"cannot write {target}")
+    return 2 if failed else 0

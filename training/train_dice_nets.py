@@ -1,0 +1,336 @@
+"""Train the dice finder and the dice reader (see vision/dice_net.py) and export them to ONNX.
+
+Data: the training part of each public set (vision.public_sets.split; the held-out part is
+never seen) and synthetic renders from vision.synth.  What each set gives:
+  byler_d6        whole-die boxes            -> centre and side
+  matteop65_wood  pip-cluster boxes only     -> centre; side estimated from the cluster (PIP_BOX_TO_SIDE)
+  aibox_pi_single no boxes, one die a photo  -> located by training/aibox_boxes.py; empty photos = negatives
+Needs PyTorch (training only):  .venv/bin/pip install torch==2.13.0 onnx
+Run:  .venv/bin/python training/train_dice_nets.py --finder-minutes 9 --reader-minutes 9
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "training"))
+
+from aibox_boxes import locate_single_die
+
+from vision import dice_net, public_sets, synth
+
+# Die side / pip-cluster box side, per value, for sets labelled with pip-cluster boxes
+# (a standard die's pips span about 0.7 of the face; a lone pip about 0.45 with the labeller's margin).
+PIP_BOX_TO_SIDE = {1: 2.1, 2: 1.45, 3: 1.35, 4: 1.3, 5: 1.35, 6: 1.2}
+SYNTH_FRAMES = 400
+SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
+
+
+@dataclass
+class Photo:
+    image: np.ndarray
+    dice: list[tuple[float, float, float, int]]  # centre x, centre y, side, value
+    source: str
+
+
+def load_photos() -> list[Photo]:
+    photos = []
+    for name in public_sets.SETS:
+        train, _ = public_sets.split(public_sets.load_manifest(name))
+        root = public_sets.datasets_dir() / name
+        for entry in train:
+            image = cv2.imread(str(root / entry["image"]), cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            dice = []
+            if name == "byler_d6":
+                for d in entry["dice"]:
+                    x, y, w, h = d["bbox"]
+                    dice.append((x + w / 2, y + h / 2, max(w, h), d["value"]))
+            elif name == "matteop65_wood":
+                sides = [max(d["bbox"][2:]) * PIP_BOX_TO_SIDE[d["value"]] for d in entry["dice"]]
+                side = float(np.median(sides)) if sides else 0.0
+                for d in entry["dice"]:
+                    x, y, w, h = d["bbox"]
+                    dice.append((x + w / 2, y + h / 2, side, d["value"]))
+            else:
+                if entry["dice"]:
+                    found = locate_single_die(image)
+                    if found is None:
+                        continue
+                    dice.append((*found, entry["dice"][0]["value"]))
+            photos.append(Photo(image, dice, name))
+    return photos
+
+
+def synthetic_photos(count: int) -> list[Photo]:
+    photos = []
+    for i in range(count):
+        rng = np.random.default_rng(i)
+        kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
+                      "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5))}
+        size = [(640, 480), (640, 640), (1280, 720)][i % 3]
+        image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
+        photos.append(Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth"))
+    return photos
+
+
+# ---------------------------------------------------------------- networks
+
+def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class Finder(nn.Module):
+    """Centre heatmap + log side + offset on a 1/4 grid; encoder to 1/32, light top-down path."""
+
+    def __init__(self):
+        super().__init__()
+        self.s2 = cbr(3, 12, 2)
+        self.s4 = cbr(12, 24, 2)
+        self.s8 = nn.Sequential(cbr(24, 32, 2), cbr(32, 32))
+        self.s16 = nn.Sequential(cbr(32, 64, 2), cbr(64, 64))
+        self.s32 = nn.Sequential(cbr(64, 96, 2), cbr(96, 96))
+        self.lat16 = nn.Conv2d(96, 64, 1)
+        self.mix16 = cbr(64, 64)
+        self.lat8 = nn.Conv2d(64, 32, 1)
+        self.mix8 = cbr(32, 32)
+        self.lat4 = nn.Conv2d(32, 24, 1)
+        self.mix4 = cbr(24, 24)
+        self.head = nn.Conv2d(24, 4, 1)
+        self.head.bias.data[0] = -4.0
+
+    def forward(self, x):
+        f4 = self.s4(self.s2(x))
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        f32 = self.s32(f16)
+        u = self.mix16(f16 + F.interpolate(self.lat16(f32), scale_factor=2.0, mode="nearest"))
+        u = self.mix8(f8 + F.interpolate(self.lat8(u), scale_factor=2.0, mode="nearest"))
+        u = self.mix4(f4 + F.interpolate(self.lat4(u), scale_factor=2.0, mode="nearest"))
+        return self.head(u)
+
+
+class Reader(nn.Module):
+    """Crop -> value 1..6 or not-a-die."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(
+            cbr(3, 24, 2), cbr(24, 32), nn.MaxPool2d(2),
+            cbr(32, 64), cbr(64, 64), nn.MaxPool2d(2),
+            cbr(64, 128), cbr(128, 128), nn.AdaptiveAvgPool2d(1))
+        self.classify = nn.Conv2d(128, dice_net.N_CLASSES, 1)
+
+    def forward(self, x):
+        return self.classify(self.body(x))  # (n, classes, 1, 1): no Flatten/Gemm for OpenCV's importer
+
+
+# ---------------------------------------------------------------- augmentation
+
+def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """Channel shuffle, grey, brightness/contrast, blur, noise: the reader must not lean on one look."""
+    out = img
+    if rng.random() < 0.5:
+        out = out[..., rng.permutation(3)]
+    if rng.random() < 0.1:
+        out = np.repeat(cv2.cvtColor(np.ascontiguousarray(out), cv2.COLOR_BGR2GRAY)[..., None], 3, axis=2)
+    out = out.astype(np.float32)
+    out = out * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40) + rng.normal(0, 8, size=3)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.2))
+    if rng.random() < 0.3:
+        out = out + rng.normal(0, rng.uniform(2, 8), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def finder_sample(rng: np.random.Generator, photo: Photo, out: int = 256):
+    """A random square window of the photo at a random scale, with its targets on the 1/4 grid."""
+    rows, cols = photo.image.shape[:2]
+    scale = dice_net.FINDER_SIZE / max(rows, cols) * math.exp(rng.uniform(math.log(0.6), math.log(1.6)))
+    angle = rng.choice([0, 90, 180, 270]) + (rng.uniform(-20, 20) if rng.random() < 0.5 else 0)
+    if photo.dice and rng.random() < 0.7:
+        cx, cy = photo.dice[rng.integers(len(photo.dice))][:2]
+        cx += rng.uniform(-100, 100) / scale
+        cy += rng.uniform(-100, 100) / scale
+    else:
+        cx, cy = rng.uniform(0, cols), rng.uniform(0, rows)
+    matrix = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    matrix[0, 2] += out / 2 - cx
+    matrix[1, 2] += out / 2 - cy
+    if rng.random() < 0.5:
+        matrix[0] = -matrix[0]
+        matrix[0, 2] += out
+    img = cv2.warpAffine(photo.image, matrix, (out, out), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REFLECT)
+    img = colour_jitter(rng, img)
+    grid = out // dice_net.FINDER_STRIDE
+    heat = np.zeros((grid, grid), np.float32)
+    reg = np.zeros((3, grid, grid), np.float32)
+    mask = np.zeros((grid, grid), np.float32)
+    ys, xs = np.mgrid[0:grid, 0:grid].astype(np.float32)
+    for x, y, side, _ in photo.dice:
+        px, py = matrix @ np.array([x, y, 1.0])
+        gx, gy = px / dice_net.FINDER_STRIDE, py / dice_net.FINDER_STRIDE
+        s = side * scale
+        if not (0 <= gx < grid and 0 <= gy < grid):
+            continue
+        sigma = max(0.7, s / dice_net.FINDER_STRIDE / 5.0)
+        heat = np.maximum(heat, np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma ** 2)))
+        ix, iy = int(gx), int(gy)
+        heat[iy, ix] = 1.0
+        reg[:, iy, ix] = (math.log(max(s, 1.0)), gx - ix, gy - iy)
+        mask[iy, ix] = 1.0
+    return img, heat, reg, mask
+
+
+def reader_sample(rng: np.random.Generator, photo: Photo):
+    """A crop around a die (its value) or around no die (not-a-die), as the finder would hand it over."""
+    rows, cols = photo.image.shape[:2]
+    angle = rng.uniform(0, 360)
+    if photo.dice and rng.random() < 0.8:
+        x, y, side, value = photo.dice[rng.integers(len(photo.dice))]
+        if rng.random() < 0.85:
+            shift = rng.uniform(0, 0.12) * side
+            label = value - 1
+        else:
+            shift = rng.uniform(0.6, 1.0) * side
+            label = dice_net.NOT_A_DIE
+        theta = rng.uniform(0, 2 * math.pi)
+        cx, cy = x + shift * math.cos(theta), y + shift * math.sin(theta)
+        side *= math.exp(rng.uniform(-0.18, 0.18))
+    else:
+        sides = [d[2] for d in photo.dice] or [rng.uniform(25, 120)]
+        side = float(np.median(sides)) * math.exp(rng.uniform(-0.3, 0.3))
+        cx, cy = rng.uniform(0, cols), rng.uniform(0, rows)
+        if any(math.hypot(cx - d[0], cy - d[1]) < 0.6 * d[2] for d in photo.dice):
+            return None
+        label = dice_net.NOT_A_DIE
+    crop = dice_net.crop_die(photo.image, (cx, cy), side, angle)
+    if rng.random() < 0.5:
+        crop = crop[:, ::-1]
+    return colour_jitter(rng, crop), label
+
+
+def to_tensor(images: list[np.ndarray]) -> torch.Tensor:
+    return torch.from_numpy(dice_net.normalise(np.stack(images)))
+
+
+# ---------------------------------------------------------------- training
+
+def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = target.eq(1).float()
+    pos_loss = -((1 - p) ** 2 * torch.log(p) * pos).sum()
+    neg_loss = -((1 - target) ** 4 * p ** 2 * torch.log(1 - p) * (1 - pos)).sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1.0)
+
+
+def weighted_choice(rng: np.random.Generator, photos: list[Photo], weights: dict[str, float]) -> Photo:
+    w = np.array([weights[p.source] for p in photos], np.float64)
+    return photos[rng.choice(len(photos), p=w / w.sum())]
+
+
+def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator) -> Finder:
+    net = Finder()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    weights = {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6}
+    start, step = time.time(), 0
+    end = start + minutes * 60
+    while time.time() < end:
+        frac = (time.time() - start) / (minutes * 60)
+        for group in opt.param_groups:
+            group["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
+        batch = [finder_sample(rng, weighted_choice(rng, photos, weights)) for _ in range(12)]
+        x = to_tensor([b[0] for b in batch])
+        heat = torch.from_numpy(np.stack([b[1] for b in batch]))
+        reg = torch.from_numpy(np.stack([b[2] for b in batch]))
+        mask = torch.from_numpy(np.stack([b[3] for b in batch]))
+        out = net(x)
+        loss_heat = focal_heat_loss(out[:, 0], heat)
+        n = mask.sum().clamp(min=1.0)
+        loss_reg = (F.l1_loss(out[:, 1:], reg, reduction="none") * mask[:, None]).sum() / n
+        loss = loss_heat + 0.5 * loss_reg
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            print(f"finder step {step} heat {loss_heat.item():.3f} reg {loss_reg.item():.3f}", flush=True)
+    return net
+
+
+def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator) -> Reader:
+    net = Reader()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
+    start, step = time.time(), 0
+    end = start + minutes * 60
+    while time.time() < end:
+        frac = (time.time() - start) / (minutes * 60)
+        for group in opt.param_groups:
+            group["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
+        samples = []
+        while len(samples) < 96:
+            s = reader_sample(rng, weighted_choice(rng, photos, weights))
+            if s is not None:
+                samples.append(s)
+        x = to_tensor([s[0] for s in samples])
+        y = torch.tensor([s[1] for s in samples])
+        loss = F.cross_entropy(net(x).flatten(1), y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"reader step {step} loss {loss.item():.3f}", flush=True)
+    return net
+
+
+def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool) -> None:
+    net.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    axes = {0: "n", 2: "h", 3: "w"} if dynamic_size else {0: "n"}
+    torch.onnx.export(net, example, str(path), dynamo=False, opset_version=13, input_names=["image"],
+                      output_names=["out"], dynamic_axes={"image": axes, "out": {0: "n"}})
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--finder-minutes", type=float, default=9.0)
+    ap.add_argument("--reader-minutes", type=float, default=9.0)
+    ap.add_argument("--synth-frames", type=int, default=SYNTH_FRAMES)
+    ap.add_argument("--only", choices=["finder", "reader"])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    t0 = time.time()
+    photos = load_photos() + synthetic_photos(a.synth_frames)
+    print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
+    if a.only != "reader":
+        finder = train_finder(photos, a.finder_minutes, rng)
+        export(finder, dice_net.FINDER_FILE, torch.zeros(1, 3, 256, 256), dynamic_size=True)
+    if a.only != "finder":
+        reader = train_reader(photos, a.reader_minutes, rng)
+        export(reader, dice_net.READER_FILE, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
+               dynamic_size=False)
+
+
+if __name__ == "__main__":
+    main()

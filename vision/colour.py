@@ -1,0 +1,104 @@
+"""Naming a die's colour: features from the die's pixels, matched to a palette.
+
+The step is swappable: :func:`die_colour_features` is a pure function of (image, bbox)
+and a :class:`Palette` is plain data, so a calibration profile can learn its own
+palette centres from the same features and hand that palette to the reader.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DEFAULT_PALETTE_FILE = Path(__file__).with_name("default_palette.json")
+
+#: Share of the box (centred) whose pixels describe the top face's body colour.
+BODY_WINDOW = 0.6
+
+
+@dataclass(frozen=True)
+class PaletteColour:
+    """One named colour: its centre in CIELAB (L 0-100, a/b signed) and its spread.
+
+    ``spread`` is the typical distance (in Lab units) of this colour's dice from the
+    centre; distances are divided by it, so a wide colour accepts more.
+    """
+
+    name: str
+    centre_lab: tuple[float, float, float]
+    spread: float
+
+    def __post_init__(self):
+        if len(self.centre_lab) != 3 or self.spread <= 0:
+            raise ValueError(f"colour {self.name!r}: needs 3 Lab values and a positive spread")
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Colours to choose from; a die farther than ``max_distance`` spreads from all gets no name."""
+
+    colours: tuple[PaletteColour, ...]
+    max_distance: float
+
+    def classify(self, features: np.ndarray) -> tuple[str | None, float]:
+        """The nearest colour's name (or None when none is near enough) and its distance in spreads."""
+        lab = np.asarray(features, dtype=np.float64)[:3]
+        best_name, best = None, float("inf")
+        for colour in self.colours:
+            dist = float(np.linalg.norm(lab - np.asarray(colour.centre_lab)) / colour.spread)
+            if dist < best:
+                best_name, best = colour.name, dist
+        if best > self.max_distance:
+            return None, best
+        return best_name, best
+
+    def to_json(self) -> dict:
+        return {
+            "max_distance": self.max_distance,
+            "colours": [{"name": c.name, "centre_lab": list(c.centre_lab), "spread": c.spread} for c in self.colours],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Palette:
+        colours = tuple(
+            PaletteColour(str(c["name"]), tuple(float(v) for v in c["centre_lab"]), float(c["spread"]))
+            for c in data["colours"]
+        )
+        if not colours:
+            raise ValueError("a palette needs at least one colour")
+        return cls(colours, float(data["max_distance"]))
+
+
+def default_palette() -> Palette:
+    """The palette used until a calibration profile exists (``default_palette.json``)."""
+    return Palette.from_json(json.loads(DEFAULT_PALETTE_FILE.read_text()))
+
+
+def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:
+    """BGR uint8 pixels (N x 3) to CIELAB with L 0-100 and signed a/b."""
+    lab = cv2.cvtColor(pixels_bgr.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    return lab.reshape(-1, 3)
+
+
+def die_colour_features(image_bgr: np.ndarray, bbox) -> np.ndarray:
+    """The die body's colour: ``[L, a, b]`` (CIELAB) of the top face without its pips.
+
+    Takes the central window of ``bbox`` (x, y, w, h), and keeps the pixels nearest the
+    window's median colour (the body is most of the face; pips and glare are the rest).
+    """
+    x, y, w, h = (float(v) for v in bbox)
+    cx, cy = x + w / 2.0, y + h / 2.0
+    half_w, half_h = max(w * BODY_WINDOW / 2.0, 1.0), max(h * BODY_WINDOW / 2.0, 1.0)
+    rows, cols = image_bgr.shape[:2]
+    x0, x1 = int(max(cx - half_w, 0)), int(min(cx + half_w + 1, cols))
+    y0, y1 = int(max(cy - half_h, 0)), int(min(cy + half_h + 1, rows))
+    if x1 <= x0 or y1 <= y0:
+        raise ValueError(f"box {tuple(bbox)} lies outside the {cols}x{rows} image")
+    lab = _to_lab(np.ascontiguousarray(image_bgr[y0:y1, x0:x1]))
+    median = np.median(lab, axis=0)
+    dist = np.linalg.norm(lab - median, axis=1)
+    body = lab[dist <= np.percentile(dist, 60)]
+    return body.mean(axis=0)

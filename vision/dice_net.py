@@ -1,0 +1,60 @@
+"""The two small networks behind the reader and the image preparation they share with training.
+
+- the *finder* (``dice_finder.onnx``): a fully-convolutional centre-heatmap network run on the
+  frame scaled to :data:`FINDER_SIZE` on its long side; per cell of a 1/:data:`FINDER_STRIDE`
+  grid it gives a die-centre score, the die's side (log pixels) and a sub-cell offset;
+- the *reader* (``dice_reader.onnx``): a classifier of :data:`CROP_SIZE` px crops around each
+  found die (side x :data:`CROP_MARGIN`), giving the top face's value 1-6 or "not a die".
+
+Both run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
+preparation functions so that crops and inputs match exactly.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL_DIR = Path(__file__).with_name("models")
+FINDER_FILE = MODEL_DIR / "dice_finder.onnx"
+READER_FILE = MODEL_DIR / "dice_reader.onnx"
+
+FINDER_SIZE = 384  # long side of the frame as the finder sees it, px
+FINDER_STRIDE = 4  # finder output cell, px of the finder's input
+CROP_SIZE = 40  # reader input, px
+CROP_MARGIN = 1.3  # crop side / die side
+NOT_A_DIE = 6  # reader class index after values 1..6 (indices 0..5)
+N_CLASSES = 7
+
+
+def normalise(image_bgr_u8: np.ndarray) -> np.ndarray:
+    """uint8 BGR (H, W, 3) or (N, H, W, 3) to float32 NCHW in [-1, 1]."""
+    x = image_bgr_u8.astype(np.float32)
+    x = (x - 127.5) / 127.5
+    if x.ndim == 3:
+        x = x[None]
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def finder_input(image_bgr: np.ndarray, long_side: int = FINDER_SIZE) -> tuple[np.ndarray, float]:
+    """The frame scaled so its long side is ``long_side`` and padded to a multiple of 32; and the scale."""
+    rows, cols = image_bgr.shape[:2]
+    scale = long_side / max(rows, cols)
+    new_w, new_h = max(round(cols * scale), 1), max(round(rows * scale), 1)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=interp)
+    pad_w, pad_h = (-new_w) % 32, (-new_h) % 32
+    if pad_w or pad_h:
+        resized = cv2.copyMakeBorder(resized, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
+    return resized, scale
+
+
+def crop_die(image_bgr: np.ndarray, centre: tuple[float, float], side: float, angle_deg: float = 0.0,
+             margin: float = CROP_MARGIN, size: int = CROP_SIZE) -> np.ndarray:
+    """A ``size`` px square crop centred on ``centre`` covering ``side * margin`` px, optionally rotated."""
+    scale = size / max(side * margin, 1.0)
+    matrix = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle_deg, scale)
+    matrix[0, 2] += size / 2.0 - centre[0]
+    matrix[1, 2] += size / 2.0 - centre[1]
+    return cv2.warpAffine(image_bgr, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

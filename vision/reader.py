@@ -1,0 +1,167 @@
+"""Read a frame: find each die's top face, read its value, name its colour.
+
+Two small networks (vision/dice_net.py) do the work: the finder scores every cell of a
+coarse grid as a die centre and estimates the die's size there; the reader looks at a
+crop around each centre and says which face (1-6) is on top, or that it is not a die.
+A die whose face the reader is not sure of keeps ``value=None``; nothing is guessed.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import UserError
+from vision import dice_net
+from vision.colour import Palette, default_palette, die_colour_features
+from vision.types import DieReading, Reading
+
+
+@dataclass(frozen=True)
+class ReaderParams:
+    """The reader's tunable numbers, with their defaults."""
+
+    find_threshold: float = 0.3  # finder score (0..1) a grid cell needs to count as a die centre
+    not_a_die_threshold: float = 0.5  # reader probability of "not a die" above which a find is dropped
+    value_threshold: float = 0.6  # reader probability of its best value below which the value is None
+    finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
+    max_dice: int = 60  # most finds passed on to the reader, best first
+    duplicate_distance: float = 0.5  # two finds closer than this x die side are one die
+
+
+DEFAULT_PARAMS = ReaderParams()
+_nets: dict[str, cv2.dnn.Net] = {}
+
+
+def _net(path: Path) -> cv2.dnn.Net:
+    key = str(path)
+    if key not in _nets:
+        if not path.exists():
+            raise UserError(f"model file {path} is missing; reinstall the package or run training/train_dice_nets.py")
+        _nets[key] = cv2.dnn.readNetFromONNX(key)
+    return _nets[key]
+
+
+def as_bgr8(image: np.ndarray) -> np.ndarray:
+    """Any image array (grey, BGRA, 16-bit, float 0..1) as 3-channel uint8 BGR; UserError if it is not one."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise UserError("not an image: expected a 2-D or 3-D pixel array")
+    if image.ndim == 3 and image.shape[2] not in (1, 3, 4):
+        raise UserError(f"not an image: {image.shape[2]} channels")
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    elif image.dtype.kind == "f":
+        top = 1.0 if float(np.nanmax(image)) <= 1.0 else 255.0
+        image = np.clip(np.nan_to_num(image) * (255.0 / top), 0, 255).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        raise UserError(f"unsupported pixel type {image.dtype}")
+    if image.ndim == 2 or image.shape[2] == 1:
+        return cv2.cvtColor(image.reshape(image.shape[:2]), cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
+def _find(image: np.ndarray, params: ReaderParams) -> list[tuple[float, float, float, float]]:
+    """Die centres found in the frame: (x, y, side, score), best first, duplicates merged."""
+    prepared, scale = dice_net.finder_input(image, params.finder_size)
+    net = _net(dice_net.FINDER_FILE)
+    net.setInput(dice_net.normalise(prepared))
+    out = net.forward()[0]
+    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= params.find_threshold)
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-heat[ys, xs])[: params.max_dice]
+    rows, cols = image.shape[:2]
+    finds: list[tuple[float, float, float, float]] = []
+    for i in order:
+        y, x = ys[i], xs[i]
+        cx = (x + out[2, y, x]) * dice_net.FINDER_STRIDE / scale
+        cy = (y + out[3, y, x]) * dice_net.FINDER_STRIDE / scale
+        side = float(np.exp(np.clip(out[1, y, x], 0.0, 8.0))) / scale
+        if not (0 <= cx < cols and 0 <= cy < rows):
+            continue
+        if any(np.hypot(cx - fx, cy - fy) < params.duplicate_distance * max(side, fs) for fx, fy, fs, _ in finds):
+            continue
+        finds.append((float(cx), float(cy), side, float(heat[y, x])))
+    return finds
+
+
+def _read_values(image: np.ndarray, finds) -> np.ndarray:
+    """Reader probabilities (n, 7): values 1..6 then not-a-die."""
+    crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
+    net = _net(dice_net.READER_FILE)
+    net.setInput(dice_net.normalise(crops))
+    logits = net.forward().reshape(len(finds), dice_net.N_CLASSES)
+    logits = logits - logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
+               **overrides) -> Reading:
+    """Every die in a BGR frame (any size, grey / 16-bit accepted) as a :class:`Reading`.
+
+    ``palette`` names the colours (default: :func:`vision.colour.default_palette`);
+    ``params`` or keyword overrides of its fields (e.g. ``find_threshold=0.4``) tune the reader.
+    """
+    start = time.perf_counter()
+    if overrides:
+        unknown = set(overrides) - set(ReaderParams.__dataclass_fields__)
+        if unknown:
+            raise UserError(f"unknown reader parameter(s): {', '.join(sorted(unknown))}")
+        params = ReaderParams(**{**params.__dict__, **overrides})
+    image = as_bgr8(image_bgr)
+    palette = palette or default_palette()
+    dice: list[DieReading] = []
+    if min(image.shape[:2]) >= 16:
+        finds = _find(image, params)
+        if finds:
+            probs = _read_values(image, finds)
+            for (cx, cy, side, score), p in zip(finds, probs):
+                if p[dice_net.NOT_A_DIE] > params.not_a_die_threshold:
+                    continue
+                best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
+                sure = float(p[best])
+                bbox = (cx - side / 2, cy - side / 2, side, side)
+                colour, _ = palette.classify(die_colour_features(image, bbox))
+                value = best + 1 if sure >= params.value_threshold else None
+                dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4)))
+    return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
+
+
+def load_image(path) -> np.ndarray:
+    """The image file's pixels (BGR, 8 or 16 bit); UserError for a missing, empty or undecodable file."""
+    path = Path(path)
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if data.size == 0:
+        raise UserError(f"cannot read {path}: the file is empty")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
+    if image is None:
+        raise UserError(f"cannot read {path}: not an image file OpenCV can decode")
+    return image
+
+
+def read_file(path, palette: Palette | None = None, **params) -> Reading:
+    """Read one image file; UserError if it cannot be read as an image."""
+    reading = read_frame(load_image(path), palette=palette, **params)
+    return Reading(reading.dice, reading.ms, image=str(path))
+
+
+def read_images(sources: Iterable, palette: Palette | None = None, **params) -> Iterator[Reading]:
+    """A reading per source (a file path or a BGR frame); an unreadable file gives a Reading with ``error``."""
+    for source in sources:
+        if isinstance(source, np.ndarray):
+            yield read_frame(source, palette=palette, **params)
+            continue
+        try:
+            yield read_file(source, palette, **params)
+        except UserError as exc:
+            yield Reading(image=str(source), error=str(exc))

@@ -1,0 +1,279 @@
+"""The calibration profile: one human-readable TOML file per table, lamp and dice set.
+
+It holds the tray region, the white balance, the camera controls to lock, the expected die
+size and the colour palette (a :class:`vision.colour.Palette`).  ``load_profile`` checks
+every field and names the first bad one in a one-line :class:`UserError`;
+``save_profile`` writes a file that ``load_profile`` reads back to an equal profile.
+
+A palette colour may appear several times with the same name: each entry is one *shade*
+(for example solid red and marbled maroon dice both named "red").
+"""
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from calibration.toml_writer import dumps
+from calibration.tray import TrayLayout, flat_tray
+from calibration.white_balance import METHODS as WB_METHODS
+from calibration.white_balance import WhiteBalance
+from companion.errors import UserError
+from companion.paths import config_dir
+from vision.colour import Palette, PaletteColour, default_palette
+
+FORMAT_VERSION = 1
+TRAY_METHODS = ("markers", "corners", "none")
+PROFILE_ENV = "COMPANION_PROFILE"
+HEADER = ("Dice Companion calibration profile, written by `companion calibrate`.\n"
+          "Hand edits are checked when the profile is loaded; a bad field is named in the error.")
+
+
+@dataclass(frozen=True)
+class TraySettings:
+    """Where the tray is in the camera's picture, and how big the flattened tray is."""
+
+    method: str = "none"
+    layout: TrayLayout = TrayLayout(width_mm=300.0, height_mm=200.0, marker_size_mm=30.0)
+    corners_px: tuple[tuple[float, float], ...] | None = None
+    px_per_mm: float = 2.0
+
+    def flatten(self, frame: np.ndarray) -> np.ndarray:
+        """The tray from straight above and cropped to it (the frame itself without a tray region)."""
+        if self.method == "none" or self.corners_px is None:
+            return frame
+        return flat_tray(frame, self.corners_px, self.layout, self.px_per_mm)
+
+
+@dataclass(frozen=True)
+class CameraControls:
+    """Camera settings to lock so colours stay put; None leaves the camera's automatic value.
+
+    ``colour_gains`` is (red, blue), as picamera2's ``ColourGains``; ``lens_position`` is
+    the focus in dioptres.
+    """
+
+    exposure_us: int | None = None
+    analogue_gain: float | None = None
+    colour_gains: tuple[float, float] | None = None
+    lens_position: float | None = None
+
+    def as_controls(self) -> dict[str, Any]:
+        """The locked controls in picamera2's names (automatic ones left out)."""
+        controls: dict[str, Any] = {}
+        if self.exposure_us is not None:
+            controls.update(AeEnable=False, ExposureTime=self.exposure_us)
+        if self.analogue_gain is not None:
+            controls.update(AeEnable=False, AnalogueGain=self.analogue_gain)
+        if self.colour_gains is not None:
+            controls.update(AwbEnable=False, ColourGains=self.colour_gains)
+        if self.lens_position is not None:
+            controls.update(AfMode=0, LensPosition=self.lens_position)
+        return controls
+
+
+@dataclass(frozen=True)
+class DieSize:
+    """The expected size of one die, in pixels of the picture the reader sees."""
+
+    min_px: float = 15.0
+    max_px: float = 120.0
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything calibration learns; ``palette`` is what the reader's colour step uses."""
+
+    name: str = "default"
+    tray: TraySettings = TraySettings()
+    white_balance: WhiteBalance = WhiteBalance()
+    camera: CameraControls = CameraControls()
+    die_size: DieSize = DieSize()
+    palette: Palette = field(default_factory=default_palette)
+
+    def prepare(self, frame: np.ndarray) -> np.ndarray:
+        """A camera frame as the reader should see it: flattened to the tray, then white-balanced."""
+        return self.white_balance.correct(self.tray.flatten(frame))
+
+
+# -- paths ------------------------------------------------------------------------------
+
+def default_profile_path() -> Path:
+    """The active profile: ``$COMPANION_PROFILE`` or ``profile.toml`` in the config directory."""
+    return Path(os.environ[PROFILE_ENV]) if os.environ.get(PROFILE_ENV) else config_dir() / "profile.toml"
+
+
+# -- writing ----------------------------------------------------------------------------
+
+def profile_to_dict(profile: Profile) -> dict[str, Any]:
+    """The profile as plain TOML-ready data (None values are left out of the file)."""
+    tray, layout, cam = profile.tray, profile.tray.layout, profile.camera
+    return {
+        "version": FORMAT_VERSION,
+        "name": profile.name,
+        "tray": {
+            "method": tray.method,
+            "width_mm": float(layout.width_mm),
+            "height_mm": float(layout.height_mm),
+            "px_per_mm": float(tray.px_per_mm),
+            "corners_px": [[float(x), float(y)] for x, y in tray.corners_px] if tray.corners_px else None,
+            "marker_dictionary": layout.dictionary,
+            "marker_ids": [int(i) for i in layout.marker_ids],
+            "marker_size_mm": float(layout.marker_size_mm),
+            "marker_inset_mm": float(layout.marker_inset_mm),
+        },
+        "white_balance": {
+            "method": profile.white_balance.method,
+            "gains_bgr": [float(g) for g in profile.white_balance.gains_bgr],
+            "reference_bgr": [float(v) for v in profile.white_balance.reference_bgr],
+        },
+        "camera": {
+            "exposure_us": cam.exposure_us,
+            "analogue_gain": None if cam.analogue_gain is None else float(cam.analogue_gain),
+            "colour_gains": None if cam.colour_gains is None else [float(g) for g in cam.colour_gains],
+            "lens_position": None if cam.lens_position is None else float(cam.lens_position),
+        },
+        "dice": {"min_size_px": float(profile.die_size.min_px), "max_size_px": float(profile.die_size.max_px)},
+        "palette": {
+            "max_distance": float(profile.palette.max_distance),
+            "colour": [{"name": c.name, "centre_lab": [float(v) for v in c.centre_lab], "spread": float(c.spread)}
+                       for c in profile.palette.colours],
+        },
+    }
+
+
+def save_profile(profile: Profile, path: str | Path) -> Path:
+    """Write ``profile`` to ``path`` (replacing it whole, never half-written)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(dumps(profile_to_dict(profile), HEADER), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+# -- reading and checking ---------------------------------------------------------------
+
+_REQUIRED = object()
+
+
+class _Fields:
+    """Reads typed fields out of a parsed TOML table, naming the field in every error."""
+
+    def __init__(self, source: str, table: Any, prefix: str):
+        if not isinstance(table, dict):
+            raise UserError(f"{source}: field {prefix} must be a table")
+        self.source, self.table, self.prefix = source, table, prefix
+
+    def fail(self, key: str, need: str) -> UserError:
+        got = self.table.get(key, "nothing")
+        return UserError(f"{self.source}: field {self.prefix}{key} must be {need}, not {got!r}")
+
+    def get(self, key: str, need: str, check: Callable[[Any], bool], default: Any) -> Any:
+        if key not in self.table:
+            if default is _REQUIRED:
+                raise self.fail(key, need)
+            return default
+        value = self.table[key]
+        if not check(value):
+            raise self.fail(key, need)
+        return value
+
+    def number(self, key: str, default: Any = None, positive: bool = False) -> float | None:
+        need = "a positive number" if positive else "a number"
+        value = self.get(key, need, lambda v: _is_number(v) and (not positive or v > 0), default)
+        return None if value is None else float(value)
+
+    def integer(self, key: str, default: Any = None) -> int | None:
+        return self.get(key, "a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+                         default)
+
+    def text(self, key: str, default: Any = None, choices: tuple[str, ...] = ()) -> str:
+        need = f"one of {', '.join(choices)}" if choices else "a text"
+        return self.get(key, need, lambda v: isinstance(v, str) and (not choices or v in choices) and v != "",
+                         default)
+
+    def numbers(self, key: str, count: int, default: Any = None, positive: bool = False) -> tuple | None:
+        need = f"a list of {count} {'positive ' if positive else ''}numbers"
+        value = self.get(key, need, lambda v: isinstance(v, list) and len(v) == count
+                          and all(_is_number(x) and (not positive or x > 0) for x in v), default)
+        return None if value is None else tuple(float(x) for x in value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def profile_from_dict(data: dict, source: str = "profile") -> Profile:
+    """Check and build a profile from parsed TOML; UserError names the first bad field."""
+    top = _Fields(source, data, "")
+    top.get("version", f"{FORMAT_VERSION}", lambda v: v == FORMAT_VERSION, _REQUIRED)
+    name = top.text("name", "default")
+    unknown = sorted(set(data) - {"version", "name", "tray", "white_balance", "camera", "dice", "palette"})
+    if unknown:
+        raise UserError(f"{source}: unknown field {unknown[0]} (a typing mistake?)")
+    tray = _read_tray(_Fields(source, data.get("tray", {}), "tray."))
+    wb_f = _Fields(source, data.get("white_balance", {}), "white_balance.")
+    white_balance = WhiteBalance(wb_f.text("method", "none", WB_METHODS),
+                                 wb_f.numbers("gains_bgr", 3, (1.0, 1.0, 1.0), positive=True),
+                                 wb_f.numbers("reference_bgr", 3, (200.0, 200.0, 200.0), positive=True))
+    cam_f = _Fields(source, data.get("camera", {}), "camera.")
+    camera = CameraControls(cam_f.integer("exposure_us"), cam_f.number("analogue_gain", positive=True),
+                            cam_f.numbers("colour_gains", 2, positive=True), cam_f.number("lens_position"))
+    dice_f = _Fields(source, data.get("dice", {}), "dice.")
+    die_size = DieSize(dice_f.number("min_size_px", 15.0, positive=True),
+                       dice_f.number("max_size_px", 120.0, positive=True))
+    if die_size.min_px >= die_size.max_px:
+        raise dice_f.fail("max_size_px", f"larger than dice.min_size_px ({die_size.min_px:g})")
+    palette = _read_palette(source, data["palette"]) if "palette" in data else default_palette()
+    return Profile(name, tray, white_balance, camera, die_size, palette)
+
+
+def _read_tray(f: _Fields) -> TraySettings:
+    method = f.text("method", "none", TRAY_METHODS)
+    ids = f.get("marker_ids", "a list of 4 different whole numbers",
+                 lambda v: isinstance(v, list) and len(v) == 4 and len(set(v)) == 4
+                 and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in v), [0, 1, 2, 3])
+    layout = TrayLayout(f.number("width_mm", 300.0, positive=True), f.number("height_mm", 200.0, positive=True),
+                        f.number("marker_size_mm", 30.0, positive=True), f.number("marker_inset_mm", 5.0),
+                        tuple(ids), f.text("marker_dictionary", "DICT_4X4_50"))
+    corners = f.get("corners_px", "four [x, y] points", lambda v: isinstance(v, list) and len(v) == 4 and all(
+        isinstance(p, list) and len(p) == 2 and all(_is_number(c) for c in p) for p in v), None)
+    if method != "none" and corners is None:
+        raise f.fail("corners_px", f"four [x, y] points when tray.method is {method!r}")
+    corners_px = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
+    return TraySettings(method, layout, corners_px, f.number("px_per_mm", 2.0, positive=True))
+
+
+def _read_palette(source: str, table: Any) -> Palette:
+    f = _Fields(source, table, "palette.")
+    max_distance = f.number("max_distance", _REQUIRED, positive=True)
+    entries = f.get("colour", "a list of [[palette.colour]] tables",
+                     lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, dict) for c in v), _REQUIRED)
+    colours = []
+    for i, entry in enumerate(entries):
+        c = _Fields(source, entry, f"palette.colour[{i}].")
+        colours.append(PaletteColour(c.text("name", _REQUIRED), c.numbers("centre_lab", 3, _REQUIRED),
+                                     c.number("spread", _REQUIRED, positive=True)))
+    return Palette(tuple(colours), max_distance)
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and check a profile file; UserError (one line, naming the bad field) if it is not usable."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"no calibration profile at {path}: run `companion calibrate` first") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read calibration profile {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"calibration profile {path} is not valid TOML: {exc}") from None
+    return profile_from_dict(data, f"calibration profile {path}")

@@ -1,0 +1,165 @@
+"""The harness that drives the real Kivy app in an SDL offscreen window (software GL,
+no display needed), and tests of the app's shell: window, input providers, keyboard.
+
+Other ``test_ui_*`` modules import :class:`UiDriver` and the ``ui`` fixture from here.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("kivy", reason="the UI tests need Kivy: pip install kivy==2.3.1")
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def kivy_window(tmp_path_factory):
+    """One offscreen 800x480 Kivy window for the whole test run (Kivy allows one per process)."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+    os.environ["KIVY_HOME"] = str(tmp_path_factory.mktemp("kivy_home"))
+    os.environ["KIVY_NO_CONSOLELOG"] = "1"
+    os.environ["KIVY_NO_FILELOG"] = "1"
+    os.environ["KIVY_NO_ARGS"] = "1"
+    from ui.window import configure_window
+
+    configure_window(size=(800, 480))
+    from kivy.config import Config
+
+    Config.set("graphics", "maxfps", "0")  # tests advance frames as fast as they can
+    from kivy.core.window import Window
+
+    return Window
+
+
+class UiDriver:
+    """Starts app instances and drives them by touches, keys and frames."""
+
+    def __init__(self, window):
+        self.window = window
+        self.apps = []
+
+    def launch(self, **kwargs):
+        from ui.app import CompanionApp
+
+        app = CompanionApp(**kwargs)
+        app._run_prepare()
+        self.apps.append(app)
+        self.app = app
+        self.pump(3)
+        return app
+
+    def close(self, app=None) -> None:
+        """Close an app the way a player quitting would (its on_stop runs)."""
+        app = app or self.app
+        if app in self.apps:
+            self.apps.remove(app)
+            app.stop()
+            self.pump(2)
+
+    def pump(self, frames: int = 2) -> None:
+        from kivy.base import EventLoop
+
+        for _ in range(frames):
+            EventLoop.idle()
+
+    def wait(self, condition, timeout: float = 20.0, what: str = "condition") -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; notice: {self.app.notice!r}")
+            self.pump(1)
+            time.sleep(0.005)
+
+    def tap(self, widget) -> None:
+        """A finger down and up at the widget's centre, dispatched through the window."""
+        from kivy.tests.common import UnitTestTouch
+
+        assert not widget.disabled, f"{widget!r} ({getattr(widget, 'text', '')!r}) is disabled"
+        assert widget.get_root_window() is not None, f"{widget!r} is not on screen"
+        x, y = widget.to_window(*widget.center)
+        assert 0 <= x <= self.window.width and 0 <= y <= self.window.height, f"{widget!r} is off screen"
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        self.pump(1)
+        touch.touch_up()
+        self.pump(2)
+
+    def tap_at(self, x: float, y: float) -> None:
+        from kivy.tests.common import UnitTestTouch
+
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        self.pump(2)
+
+    def key(self, key: int, text: str | None = None, modifiers=()) -> None:
+        self.window.dispatch("on_key_down", key, 0, text, list(modifiers))
+        self.window.dispatch("on_key_up", key, 0)
+        self.pump(2)
+
+    def buttons(self, root=None, text: str | None = None) -> list:
+        """Visible buttons under ``root`` (default: the window, popups included)."""
+        from kivy.uix.button import Button
+
+        roots = [root] if root is not None else list(self.window.children)
+        found = [w for r in roots for w in r.walk(restrict=True) if isinstance(w, Button) and w.get_root_window()]
+        return [b for b in found if text is None or b.text == text]
+
+    def button(self, text: str, root=None):
+        matches = self.buttons(root, text)
+        assert len(matches) == 1, f"{len(matches)} buttons say {text!r}"
+        return matches[0]
+
+    def choose(self, spinner, text: str) -> None:
+        """Open a spinner's list by touch and touch one of its entries."""
+        self.tap(spinner)
+        self.pump(3)
+        self.tap(self.button(text, root=spinner._dropdown))
+        self.wait(lambda: spinner._dropdown.parent is None, what="the list to close")
+
+    def screenshot(self, name: str) -> Path:
+        """Save the window as it is now to docs/screenshots/<name>.png (the app draws it)."""
+        self.pump(3)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.window.dispatch("on_draw")
+        written = Path(self.window.screenshot(str(SCREENSHOTS / f"{name}.png")))
+        target = SCREENSHOTS / f"{name}.png"
+        shutil.move(written, target)
+        return target
+
+
+@pytest.fixture
+def ui(kivy_window):
+    driver = UiDriver(kivy_window)
+    yield driver
+    for app in list(driver.apps):
+        driver.close(app)
+
+
+def test_window_is_800_by_480_and_the_app_adds_no_input_provider(ui):
+    from kivy.base import EventLoop
+    from kivy.config import Config
+
+    before = dict(Config.items("input"))
+    providers = [type(p).__name__ for p in EventLoop.input_providers]
+    app = ui.launch(camera="sim")
+    assert tuple(ui.window.size) == (800, 480)
+    assert dict(Config.items("input")) == before
+    assert [type(p).__name__ for p in EventLoop.input_providers] == providers
+    assert app.root.current == "start"
+
+
+def test_one_tap_is_one_event(ui):
+    """A tap on "+" adds exactly one player (two events would add two)."""
+    app = ui.launch(camera="sim")
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Dairyman")
+    assert start.player_count == 2
+    ui.tap(ui.button("+"))
+    assert start.player_count == 3
+    assert len(start.ids.players.children) == 3

@@ -1,0 +1,307 @@
+"""The Dice Companion touchscreen app.
+
+The app is glue: the session store keeps the game, the rules engine decides what is
+legal and what to suggest, the camera and the reader run on background threads
+(:mod:`ui.live`), and each screen (one module and one ``.kv`` file each) shows part of
+it.  Every action goes through :meth:`CompanionApp.attempt`, so a refused roll or move
+shows a one-line message and changes nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from companion.engine import Die
+from companion.errors import CompanionError, UserError
+from companion.session import Session, SessionStore
+from hardware.camera import SimCamera, default_spec, open_camera
+from ui.live import FrameGrabber, ReaderWorker
+from ui.preferences import Preferences
+from vision.types import DieReading
+
+HERE = Path(__file__).parent
+SCREENS = ("start", "play", "scoreboard", "history", "summary", "settings")
+PHOTO_QUALITY = 85
+"""JPEG quality of the photo kept with each roll (about 40 kB for a 640x480 frame)."""
+VIDEO_RATE = 30
+"""How often a second the live view looks for a new camera frame."""
+
+
+def load_layout(file_name: str) -> None:
+    """Load a .kv file once per process (a second app instance reuses the rules)."""
+    path = str(HERE / file_name)
+    if path not in Builder.files:
+        Builder.load_file(path)
+
+
+class CompanionApp(App):
+    """The app; screens call its methods and bind to its properties."""
+
+    title = "Dice Companion"
+    session = ObjectProperty(None, allownone=True)
+    revision = NumericProperty(0)          # bumped whenever the session's state changes
+    reading = ListProperty([])             # DieReadings of the roll waiting to be used
+    reading_busy = BooleanProperty(False)
+    notice = StringProperty("")            # the last one-line error or hint
+    simulated = BooleanProperty(False)     # the camera is the simulated one: offer "roll"
+
+    def __init__(self, camera: str | None = None, game: str | None = None,
+                 players: Sequence[str] | None = None, store: SessionStore | None = None,
+                 preferences: Preferences | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.preferences = preferences or Preferences()
+        self.camera_spec = camera or self.preferences["camera"] or default_spec()
+        self.initial_game = game
+        self.initial_players = tuple(players or ())
+        self.store = store or SessionStore()
+        self.grabber: FrameGrabber | None = None
+        self.reader: ReaderWorker | None = None
+        self.reading_frame = None
+        self.readings_done = 0
+        self.profile = None
+
+    # -- set-up -----------------------------------------------------------------------
+    def build(self) -> ScreenManager:
+        load_layout("common.kv")
+        manager = ScreenManager(transition=NoTransition())
+        for name in SCREENS:
+            module = importlib.import_module(f"ui.{name}_screen")
+            load_layout(f"{name}_screen.kv")
+            manager.add_widget(module.SCREEN_CLASS(name=name))
+        Window.bind(on_key_down=self._on_key_down)
+        return manager
+
+    def on_start(self) -> None:
+        self.attempt(self.load_profile)
+        self.attempt(lambda: self.open_camera(self.camera_spec))
+        self.reader = ReaderWorker(self._read_frame, self._reading_done)
+        Clock.schedule_interval(self._show_latest_frame, 1 / VIDEO_RATE)
+
+    def on_stop(self) -> None:
+        Window.unbind(on_key_down=self._on_key_down)
+        Clock.unschedule(self._show_latest_frame)
+        if self.grabber:
+            self.grabber.stop()
+        if self.reader:
+            self.reader.stop()
+        self.store.close()
+
+    def open_camera(self, spec: str) -> None:
+        """Switch the live view to camera ``spec`` (sim, usb[:N], pi, replay:PATH)."""
+        spec = spec or default_spec()
+        source = open_camera(spec)
+        if self.grabber:
+            self.grabber.stop()
+        self.camera_spec = spec
+        self.simulated = isinstance(source, SimCamera)
+        self.grabber = FrameGrabber(source, prepare=self._prepare).start()
+
+    def load_profile(self) -> None:
+        """Use the calibration profile named in the settings (or the default one) if it exists."""
+        from calibration.profile import default_profile_path, load_profile
+
+        name = self.preferences["calibration"]
+        path = Path(name).expanduser() if name else default_profile_path()
+        if name and not path.exists():
+            raise UserError(f"no calibration profile at {path}")
+        self.profile = load_profile(path) if path.exists() else None
+
+    def _prepare(self, frame):
+        """A frame as the reader sees it: the calibrated tray, white-balanced (camera thread)."""
+        return self.profile.prepare(frame) if self.profile else frame
+
+    # -- helpers for the screens -------------------------------------------------------
+    @property
+    def state(self):
+        return self.session.state if self.session else None
+
+    def screen(self, name: str):
+        return self.root.get_screen(name)
+
+    def show(self, name: str) -> None:
+        self.notice = ""
+        self.root.current = name
+
+    def attempt(self, action: Callable[[], Any]) -> bool:
+        """Run ``action``; a refused one shows its one-line reason and changes nothing."""
+        try:
+            action()
+        except CompanionError as exc:
+            self.notice = str(exc)
+            return False
+        self.notice = ""
+        return True
+
+    def _changed(self) -> None:
+        self.reading = []
+        self.reading_frame = None
+        self.revision += 1
+        if self.state is not None and self.state.is_terminal():
+            self.show("summary")
+        elif self.root.current == "summary":
+            self.show("play")
+
+    # -- sessions ---------------------------------------------------------------------
+    def start_game(self, game_name: str, players: Sequence[str], options: dict) -> bool:
+        def start():
+            self.session = self.store.new_session(game_name, players, options)
+        if self.attempt(start):
+            self._changed()
+            self.show("play")
+            return True
+        return False
+
+    def unfinished_session(self) -> Session | None:
+        return self.store.latest_unfinished()
+
+    def resume(self) -> bool:
+        session = self.unfinished_session()
+        if session is None:
+            self.notice = "there is no unfinished game to resume"
+            return False
+        self.session = session
+        self._changed()
+        self.show("play")
+        return True
+
+    def play(self, move) -> bool:
+        if self.attempt(lambda: self.session.play(move)):
+            self._changed()
+            return True
+        return False
+
+    def undo(self) -> bool:
+        if self.session and self.attempt(self.session.undo):
+            self._changed()
+            return True
+        return False
+
+    def redo(self) -> bool:
+        if self.session and self.attempt(self.session.redo):
+            self._changed()
+            return True
+        return False
+
+    # -- dice -------------------------------------------------------------------------
+    def throw_dice(self) -> bool:
+        """Simulated camera only: throw the dice the game asks for now."""
+        request = self.state.dice_to_roll() if self.state else None
+        if not self.simulated or request is None:
+            self.notice = "no dice to throw now" if self.simulated else "roll the real dice on the tray"
+            return False
+        self.grabber.call_soon(lambda source: source.throw(request))
+        self.reading = []
+        return True
+
+    def read_dice(self) -> bool:
+        """Read the dice in the newest frame on the reader thread."""
+        _, frame = self.grabber.latest() if self.grabber else (0, None)
+        if frame is None:
+            self.notice = self.grabber.error if self.grabber and self.grabber.error else "no camera picture yet"
+            return False
+        if not self.reader.submit(frame):
+            return False
+        self.reading_busy = True
+        self.notice = "reading the dice..."
+        return True
+
+    def _read_frame(self, frame):
+        from vision.reader import read_frame
+
+        return read_frame(frame, palette=self.profile.palette if self.profile else None)
+
+    def _reading_done(self, reading, frame) -> None:
+        self.reading_busy = False
+        self.readings_done += 1
+        if isinstance(reading, Exception):
+            self.notice = f"could not read the dice: {reading}"
+            return
+        if reading.error:
+            self.notice = f"could not read the dice: {reading.error}"
+            return
+        self.reading_frame = frame
+        self.reading = list(reading.dice)
+        uncertain = sum(not d.certain for d in reading.dice)
+        self.notice = f"{uncertain} die(s) uncertain: tap to set the value" if uncertain else ""
+
+    def correct_die(self, index: int, value: int | None = None, colour: str | None = None) -> None:
+        """A player's correction of one read die: its value and/or colour."""
+        dice = list(self.reading)
+        if not 0 <= index < len(dice):
+            raise UserError(f"there is no die {index + 1} in this reading")
+        changes: dict[str, Any] = {"confidence": 1.0}
+        if value is not None:
+            changes["value"] = Die(value).value
+        if colour is not None:
+            changes["colour"] = colour
+        dice[index] = dataclasses.replace(dice[index], **changes)
+        self.reading = dice
+
+    def add_die(self, value: int, colour: str | None) -> None:
+        """A die the reader missed, entered by hand (no outline in the picture)."""
+        self.reading = [*self.reading, DieReading(Die(value).value, colour, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0), 1.0)]
+
+    def remove_die(self, index: int) -> None:
+        """Drop something the reader took for a die."""
+        if not 0 <= index < len(self.reading):
+            raise UserError(f"there is no die {index + 1} in this reading")
+        self.reading = [d for i, d in enumerate(self.reading) if i != index]
+
+    def accept_reading(self) -> bool:
+        """Use the read (and corrected) dice as the current player's roll."""
+        def roll():
+            if not self.reading:
+                raise UserError("read the dice first (space or the Read button), or add them with +")
+            uncertain = [i + 1 for i, d in enumerate(self.reading) if not d.certain]
+            if uncertain:
+                raise UserError(f"die {', '.join(map(str, uncertain))} uncertain: tap it to set its value")
+            photo = None
+            if self.reading_frame is not None:
+                ok, jpeg = cv2.imencode(".jpg", self.reading_frame, [cv2.IMWRITE_JPEG_QUALITY, PHOTO_QUALITY])
+                photo = jpeg.tobytes() if ok else None
+            self.session.roll([d.to_die() for d in self.reading], photo=photo)
+        if self.attempt(roll):
+            self._changed()
+            return True
+        return False
+
+    def _show_latest_frame(self, _dt) -> None:
+        if self.grabber is None or self.root.current != "play":
+            return
+        count, frame = self.grabber.latest()
+        view = self.screen("play").ids.view
+        if frame is not None and count != getattr(self, "_shown_count", None):
+            self._shown_count = count
+            view.show_frame(frame)
+
+    # -- keyboard ---------------------------------------------------------------------
+    def _on_key_down(self, _window, key: int, _scancode, _text, modifiers: list[str]) -> bool:
+        if self.root.current not in ("play", "history"):
+            return False
+        if key == 32:                                   # space: read the dice
+            self.read_dice()
+            return True
+        if key == 13 and self.reading:                  # enter: use the reading
+            self.accept_reading()
+            return True
+        if key == 122 and "ctrl" in modifiers:          # ctrl+z / ctrl+shift+z
+            self.redo() if "shift" in modifiers else self.undo()
+            return True
+        if key == 121 and "ctrl" in modifiers:          # ctrl+y: redo
+            self.redo()
+            return True
+        if key == 114 and not modifiers:                # r: throw the simulated dice
+            self.throw_dice()
+            return True
+        return False

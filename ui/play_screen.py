@@ -1,0 +1,239 @@
+"""Play screen: the live camera view with the read dice, whose turn and what phase,
+the suggested moves, every player's tokens, and a banner for alerts that matter now."""
+from __future__ import annotations
+
+from kivy.app import App
+from kivy.metrics import dp
+from kivy.properties import ListProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
+from kivy.uix.popup import Popup
+from kivy.uix.screenmanager import Screen
+from kivy.uix.scrollview import ScrollView
+from kivy.uix.togglebutton import ToggleButton
+
+from ui.game_panels import resources
+from ui.widgets import colour_rgba
+
+SEVERITY_RGBA = {"critical": (0.85, 0.08, 0.08, 1), "warning": (0.95, 0.6, 0.0, 1)}
+DIE_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purple", "black")
+"""Colours offered when correcting a die whose request names no colour."""
+
+
+def format_figure(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.0%}" if 0 <= value <= 1 else f"{value:.1f}"
+    return str(value)
+
+
+def suggestion_text(suggestion) -> str:
+    figures = "  ".join(f"{k.replace('_', ' ')} {format_figure(v)}" for k, v in suggestion.advice.items())
+    lines = [f"[b]{suggestion.text}[/b]"]
+    if figures:
+        lines.append(f"[size=15sp]{figures}[/size]")
+    if suggestion.reason:
+        lines.append(f"[size=14sp][i]{suggestion.reason}[/i][/size]")
+    return "\n".join(lines)
+
+
+class PlayScreen(Screen):
+    turn_text = StringProperty("")
+    table_text = StringProperty("")
+    prompt_text = StringProperty("")
+    banner_text = StringProperty("")
+    banner_rgba = ListProperty([0, 0, 0, 0])
+
+    def on_kv_post(self, _base) -> None:
+        app = App.get_running_app()
+        app.bind(revision=self.refresh, reading=self._reading_changed)
+
+    def on_pre_enter(self, *_args) -> None:
+        self.refresh()
+
+    # -- showing the state ------------------------------------------------------------
+    def refresh(self, *_args) -> None:
+        app = App.get_running_app()
+        state = app.state
+        if state is None:
+            return
+        request = state.dice_to_roll()
+        self.turn_text = f"{state.current_player or 'Game over'}  ·  {state.phase}"
+        if request is not None:
+            self.prompt_text = f"Roll {request.describe()}" + (f" ({request.reason})" if request.reason else "")
+        elif state.is_terminal():
+            self.prompt_text = "The game is over."
+        else:
+            self.prompt_text = "Choose a move:"
+        self._show_alerts(state)
+        self._show_suggestions(state, request)
+        self._show_resources(state)
+        self._reading_changed()
+
+    def _show_alerts(self, state) -> None:
+        urgent = [a for a in state.alerts() if a.severity in SEVERITY_RGBA]
+        urgent.sort(key=lambda a: a.severity != "critical")
+        self.banner_text = "   ".join(a.message.upper() for a in urgent)
+        self.banner_rgba = list(SEVERITY_RGBA[urgent[0].severity]) if urgent else [0, 0, 0, 0]
+
+    def _show_suggestions(self, state, request) -> None:
+        box = self.ids.suggestions
+        box.clear_widgets()
+        if request is not None or state.is_terminal():
+            self.ids.other_button.disabled = True
+            return
+        self.ids.other_button.disabled = False
+        for suggestion in state.game.advise(state):
+            button = Button(text=suggestion_text(suggestion), markup=True, size_hint_y=None, font_size="18sp",
+                            halign="left", valign="middle", background_normal="",
+                            background_color=(0.2, 0.27, 0.36, 1))
+            button.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(16), None)),
+                        texture_size=lambda b, s: setattr(b, "height", max(dp(64), s[1] + dp(16))))
+            button.bind(on_release=lambda _b, m=suggestion.move: App.get_running_app().play(m))
+            box.add_widget(button)
+
+    def _show_resources(self, state) -> None:
+        box = self.ids.resources
+        box.clear_widgets()
+        scores = state.scores()
+        holdings, self.table_text = resources(state)
+        for player, counters in holdings.items():
+            parts = [f"{name.replace('_', ' ')} {value}" for name, value in counters.items()]
+            mark = "> " if player == state.current_player else ""
+            label = Label(text=f"[b]{mark}{player}[/b] {scores.get(player, 0)} pts  " + "  ".join(parts),
+                          markup=True, font_size="15sp", halign="left", valign="middle", shorten=True,
+                          size_hint_y=None, height=dp(28))
+            label.bind(size=lambda w, s: setattr(w, "text_size", s))
+            box.add_widget(label)
+
+    def _reading_changed(self, *_args) -> None:
+        app = App.get_running_app()
+        self.ids.view.dice = [d for d in app.reading if d.bbox[2] > 0]
+        waiting_roll = app.state is not None and app.state.dice_to_roll() is not None
+        self._show_chips(app.reading if waiting_roll else [])
+        self.ids.chips.opacity = 1 if waiting_roll else 0
+        self.ids.accept_button.disabled = not (waiting_roll and app.reading)
+        self.ids.read_button.disabled = not waiting_roll
+        self.ids.roll_button.disabled = not (waiting_roll and app.simulated)
+
+    # -- correcting, adding and removing dice ------------------------------------------
+    def edit_die(self, index: int | None) -> None:
+        """A popup to set a die's colour and value (``index`` None: add a die the reader missed).
+
+        Tap a colour, then the value: the value commits the change."""
+        app = App.get_running_app()
+        die = app.reading[index] if index is not None else None
+        request = app.state.dice_to_roll() if app.state else None
+        colours = list(dict.fromkeys(c for c in (request.colours if request else ()) if c)) or \
+            list(DIE_COLOUR_CHOICES)
+        content = BoxLayout(orientation="vertical", spacing=dp(8))
+        title = (f"Die {index + 1}: read as {die.value or '?'} {die.colour or '?'}: tap colour, then value"
+                 if die else "Add a die: tap colour, then value")
+        popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86))
+        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60))
+        chosen = {"colour": die.colour if die and die.colour in colours else colours[0]}
+        for colour in colours:
+            button = ToggleButton(text=colour, group="die-colour", font_size="20sp", background_normal="",
+                                  background_down="", allow_no_selection=False,
+                                  state="down" if colour == chosen["colour"] else "normal")
+            button.bind(state=lambda b, st, c=colour: self._swatch(b, c, chosen))
+            self._swatch(button, colour, chosen)
+            swatches.add_widget(button)
+        content.add_widget(swatches)
+        values = GridLayout(cols=6, spacing=dp(6))
+        for value in range(1, 7):
+            button = Button(text=str(value), font_size="34sp", bold=True)
+            button.bind(on_release=lambda _b, v=value: self._commit_die(popup, index, v, chosen["colour"]))
+            values.add_widget(button)
+        content.add_widget(values)
+        actions = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
+        if die is not None:
+            remove = Button(text="Not a die: remove", font_size="19sp")
+            remove.bind(on_release=lambda _b: (app.remove_die(index), popup.dismiss()))
+            actions.add_widget(remove)
+        cancel = Button(text="Cancel", font_size="19sp")
+        cancel.bind(on_release=popup.dismiss)
+        actions.add_widget(cancel)
+        content.add_widget(actions)
+        self.die_popup = popup
+        popup.open()
+
+    @staticmethod
+    def reading_index(view_index: int) -> int:
+        """The reading's index of the ``view_index``-th die outlined in the picture."""
+        reading = App.get_running_app().reading
+        return [i for i, d in enumerate(reading) if d.bbox[2] > 0][view_index]
+
+    @staticmethod
+    def _swatch(button, colour: str, chosen: dict) -> None:
+        rgba = colour_rgba(colour)
+        if button.state == "down":
+            chosen["colour"] = colour
+        button.background_color = rgba if button.state == "down" else (rgba[0] * 0.45, rgba[1] * 0.45,
+                                                                        rgba[2] * 0.45, 1)
+        button.bold = button.state == "down"
+        button.color = (0, 0, 0, 1) if sum(rgba[:3]) > 1.5 and button.state == "down" else (1, 1, 1, 1)
+
+    def _commit_die(self, popup, index: int | None, value: int, colour: str) -> None:
+        app = App.get_running_app()
+        if index is None:
+            app.attempt(lambda: app.add_die(value, colour))
+        else:
+            app.attempt(lambda: app.correct_die(index, value=value, colour=colour))
+        popup.dismiss()
+
+    def _show_chips(self, dice) -> None:
+        """The dice to be used, big and tappable, and a "+" to add one the reader missed."""
+        box = self.ids.chips
+        box.clear_widgets()
+        for index, die in enumerate(dice):
+            rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
+            chip = Button(text=str(die.value) if die.certain else "?", font_size="24sp", bold=True,
+                          background_normal="", background_color=rgba, size_hint_x=None, width=dp(48),
+                          color=(0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1))
+            chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
+            box.add_widget(chip)
+        add = Button(text="+", font_size="26sp", size_hint_x=None, width=dp(48))
+        add.bind(on_release=lambda _b: self.edit_die(None))
+        box.add_widget(add)
+
+    # -- a move by hand ---------------------------------------------------------------
+    def other_move(self) -> None:
+        """Every legal move, grouped by kind, for a move the suggestions do not show."""
+        app = App.get_running_app()
+        state = app.state
+        content = BoxLayout(orientation="vertical", spacing=dp(6))
+        popup = Popup(title="Choose any legal move", title_size="20sp", content=content, size_hint=(0.95, 0.95))
+        kinds = GridLayout(rows=1, spacing=dp(4), size_hint_y=None, height=dp(56))
+        listing = GridLayout(cols=1, spacing=dp(4), size_hint_y=None)
+        listing.bind(minimum_height=listing.setter("height"))
+        moves = state.legal_moves()
+
+        def show_kind(kind: str) -> None:
+            listing.clear_widgets()
+            for move in (m for m in moves if m.kind == kind):
+                button = Button(text=state.describe(move), size_hint_y=None, height=dp(56), font_size="18sp",
+                                halign="left", valign="middle")
+                button.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(16), None)))
+                button.bind(on_release=lambda _b, m=move: (popup.dismiss(), app.play(m)))
+                listing.add_widget(button)
+
+        for kind in dict.fromkeys(m.kind for m in moves):
+            button = Button(text=kind.replace("_", " "), font_size="18sp")
+            button.bind(on_release=lambda _b, k=kind: show_kind(k))
+            kinds.add_widget(button)
+        content.add_widget(kinds)
+        scroll = ScrollView(do_scroll_x=False)
+        scroll.add_widget(listing)
+        content.add_widget(scroll)
+        close = Button(text="Back", size_hint_y=None, height=dp(56), font_size="20sp")
+        close.bind(on_release=popup.dismiss)
+        content.add_widget(close)
+        if moves:
+            show_kind(moves[0].kind)
+        self.move_popup = popup
+        popup.open()
+
+
+SCREEN_CLASS = PlayScreen

@@ -1,0 +1,100 @@
+"""The app's saved settings: camera source, calibration profile, GPIO pins and each
+game's preferred rules options, kept as JSON in the config directory.
+
+Every value has a documented default in :data:`DEFAULTS`; a bad value is refused with a
+one-line :class:`~companion.errors.UserError` and nothing is saved.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from companion.errors import UserError
+from companion.paths import config_dir
+
+FILE_NAME = "ui.json"
+
+DEFAULTS: dict[str, Any] = {
+    # "" = the Pi camera on a Raspberry Pi, else the simulated one; or name one:
+    # "sim" (dice drawn on screen), "pi", "usb", "usb:N" or "replay:PATH".
+    "camera": "",
+    # Name of a calibration profile in the config directory; "" uses the reader's defaults.
+    "calibration": "",
+    # BCM pin numbers of the optional buttons and LED (the Pi's free GPIO header pins).
+    "pins": {"read_button": 17, "undo_button": 27, "alert_led": 22},
+    # Game name -> option name -> value, used to pre-fill the start screen.
+    "options": {},
+}
+
+_CAMERA_SPEC = re.compile(r"^(|sim|pi|usb(:\d+|:/dev/\S+)?|replay:.+)$")
+BCM_PINS = range(2, 28)
+
+
+def check_camera(spec: str) -> str:
+    spec = spec.strip()
+    if not _CAMERA_SPEC.match(spec):
+        raise UserError(f"camera {spec!r}: use sim, pi, usb, usb:N or replay:PATH")
+    return spec
+
+
+def check_pins(pins: dict[str, Any]) -> dict[str, int]:
+    checked: dict[str, int] = {}
+    for name, value in pins.items():
+        if name not in DEFAULTS["pins"]:
+            raise UserError(f"unknown pin {name!r} (pins: {', '.join(DEFAULTS['pins'])})")
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise UserError(f"pin {name}: {value!r} is not a number") from None
+        if number not in BCM_PINS:
+            raise UserError(f"pin {name}: GPIO {number} is not a free BCM pin (2-27)")
+        checked[name] = number
+    if len(set(checked.values())) != len(checked):
+        raise UserError("two functions cannot share one GPIO pin")
+    return checked
+
+
+class Preferences:
+    """Load, change and save the app's settings."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or config_dir() / FILE_NAME
+        self.values = copy.deepcopy(DEFAULTS)
+        if self.path.exists():
+            try:
+                saved = json.loads(self.path.read_text())
+            except (OSError, ValueError) as exc:
+                raise UserError(f"cannot read settings {self.path}: {exc}") from exc
+            for key in DEFAULTS:
+                if key in saved:
+                    self.values[key] = saved[key] if key != "pins" else {**DEFAULTS["pins"], **saved[key]}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def update(self, camera: str | None = None, calibration: str | None = None,
+               pins: dict[str, Any] | None = None) -> None:
+        """Check every given value first, then change and save them together."""
+        changed = {}
+        if camera is not None:
+            changed["camera"] = check_camera(camera)
+        if calibration is not None:
+            changed["calibration"] = calibration.strip()
+        if pins is not None:
+            changed["pins"] = check_pins({**self.values["pins"], **pins})
+        self.values.update(changed)
+        self.save()
+
+    def game_options(self, game_name: str) -> dict[str, Any]:
+        return dict(self.values["options"].get(game_name, {}))
+
+    def set_game_options(self, game_name: str, options: dict[str, Any]) -> None:
+        self.values["options"][game_name] = dict(options)
+        self.save()
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.values, indent=2, sort_keys=True))

@@ -1,0 +1,180 @@
+"""Widgets shared by the screens: the live dice view and the score chart."""
+from __future__ import annotations
+
+import numpy as np
+from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics.texture import Texture
+from kivy.metrics import dp, sp
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+from vision.synth import DIE_COLOURS
+
+UNCERTAIN_RGBA = (1.0, 0.3, 0.1, 1.0)
+CHART_RGBA = [(0.95, 0.75, 0.2, 1), (0.3, 0.65, 0.95, 1), (0.45, 0.85, 0.45, 1), (0.9, 0.45, 0.75, 1),
+              (0.95, 0.5, 0.25, 1), (0.6, 0.55, 0.95, 1), (0.75, 0.75, 0.75, 1), (0.3, 0.85, 0.8, 1)]
+
+
+def colour_rgba(name: str | None) -> tuple[float, float, float, float]:
+    """Display colour of a die colour name (grey for an unknown or unread colour)."""
+    if name in DIE_COLOURS:
+        b, g, r = DIE_COLOURS[name]
+        return (r / 255, g / 255, b / 255, 1.0)
+    return (0.6, 0.6, 0.6, 1.0)
+
+
+class DiceView(Widget):
+    """The live camera picture with each read die outlined and labelled.
+
+    ``dice`` holds :class:`vision.types.DieReading` objects in frame pixels; tapping
+    inside a die's outline dispatches ``on_die_tap(index)``.
+    """
+
+    dice = ListProperty([])
+    frames_shown = NumericProperty(0)
+    frame_size = ListProperty([640, 480])
+    texture = ObjectProperty(None, allownone=True)
+
+    __events__ = ("on_die_tap",)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._labels: list[Label] = []
+        with self.canvas.before:
+            Color(0.08, 0.08, 0.08, 1)
+            self._background = Rectangle(pos=self.pos, size=self.size)
+            Color(1, 1, 1, 1)
+            self._picture = Rectangle(pos=self.pos, size=(0, 0))
+        self.bind(pos=self._redraw, size=self._redraw, dice=self._redraw)
+
+    def show_frame(self, frame: np.ndarray) -> None:
+        """Upload a BGR frame to the picture (called on the UI thread)."""
+        height, width = frame.shape[:2]
+        if self.texture is None or tuple(self.texture.size) != (width, height):
+            self.texture = Texture.create(size=(width, height), colorfmt="rgb")
+            self.texture.flip_vertical()
+            self.frame_size = [width, height]
+            self._picture.texture = self.texture
+            self._redraw()
+        self.texture.blit_buffer(np.ascontiguousarray(frame).tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+        self.canvas.ask_update()
+        self.frames_shown += 1
+
+    def _fit(self) -> tuple[float, float, float]:
+        """Scale and offset that fit the frame inside the widget, keeping its shape."""
+        width, height = self.frame_size
+        scale = min(self.width / width, self.height / height) if width and height else 1.0
+        return scale, self.x + (self.width - width * scale) / 2, self.y + (self.height - height * scale) / 2
+
+    def frame_to_widget(self, x: float, y: float) -> tuple[float, float]:
+        scale, left, bottom = self._fit()
+        return left + x * scale, bottom + (self.frame_size[1] - y) * scale
+
+    def die_rect(self, index: int) -> tuple[float, float, float, float]:
+        """A die's outline in window pixels: x, y (bottom-left), width, height."""
+        x, y, w, h = self.dice[index].bbox
+        scale, _, _ = self._fit()
+        left, top = self.frame_to_widget(x, y)
+        return left, top - h * scale, w * scale, h * scale
+
+    def _redraw(self, *_args) -> None:
+        self._background.pos, self._background.size = self.pos, self.size
+        scale, left, bottom = self._fit()
+        self._picture.pos = (left, bottom)
+        self._picture.size = (self.frame_size[0] * scale, self.frame_size[1] * scale)
+        self.canvas.after.clear()
+        for label in self._labels:
+            self.remove_widget(label)
+        self._labels = []
+        for index, die in enumerate(self.dice):
+            x, y, w, h = self.die_rect(index)
+            rgba = colour_rgba(die.colour) if die.certain else UNCERTAIN_RGBA
+            with self.canvas.after:
+                Color(0, 0, 0, 0.8)
+                Line(rectangle=(x - 1, y - 1, w + 2, h + 2), width=dp(3.5))
+                Color(*rgba)
+                Line(rectangle=(x, y, w, h), width=dp(2), dash_length=6 if not die.certain else 1,
+                     dash_offset=4 if not die.certain else 0)
+            text = f"{die.value if die.certain else '?'} {die.colour or '?'}"
+            label = Label(text=text, font_size=sp(17), bold=True, size_hint=(None, None),
+                          color=(1, 1, 1, 1) if die.certain else UNCERTAIN_RGBA, outline_width=2,
+                          outline_color=(0, 0, 0, 1))
+            label.texture_update()
+            label.size = label.texture_size
+            label.pos = (x + w / 2 - label.width / 2, y + h + dp(1))
+            self._labels.append(label)
+            self.add_widget(label)
+
+    def die_at(self, x: float, y: float) -> int | None:
+        for index in range(len(self.dice)):
+            left, bottom, w, h = self.die_rect(index)
+            pad = max(0.0, (dp(48) - min(w, h)) / 2)  # small dice still get a 48 px target
+            if left - pad <= x <= left + w + pad and bottom - pad <= y <= bottom + h + pad:
+                return index
+        return None
+
+    def on_touch_down(self, touch):
+        if self.collide_point(*touch.pos):
+            index = self.die_at(*touch.pos)
+            if index is not None:
+                self.dispatch("on_die_tap", index)
+                return True
+        return super().on_touch_down(touch)
+
+    def on_die_tap(self, index: int) -> None:
+        pass
+
+
+class ScoreChart(Widget):
+    """Horizontal stacked bars: one per player, one segment per score source."""
+
+    breakdown = ObjectProperty({}, rebind=True)
+    sources = ListProperty([])
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.bind(pos=self._redraw, size=self._redraw, breakdown=self._redraw)
+
+    def _redraw(self, *_args) -> None:
+        self.canvas.clear()
+        self.clear_widgets()
+        breakdown: dict[str, dict[str, int]] = self.breakdown or {}
+        self.sources = sorted({s for parts in breakdown.values() for s in parts})
+        if not breakdown:
+            return
+        name_width, legend_height = dp(110), dp(34)
+        positive = [sum(v for v in parts.values() if v > 0) for parts in breakdown.values()]
+        negative = [sum(-v for v in parts.values() if v < 0) for parts in breakdown.values()]
+        span = max(1, max(positive) + max(negative))
+        unit = (self.width - name_width - dp(60)) / span
+        zero = self.x + name_width + max(negative) * unit
+        row = (self.height - legend_height) / len(breakdown)
+        for i, (player, parts) in enumerate(breakdown.items()):
+            y = self.top - (i + 1) * row
+            self.add_widget(Label(text=player, pos=(self.x, y), size=(name_width, row), font_size=sp(18),
+                                  halign="right", valign="middle", text_size=(name_width - dp(8), row)))
+            right, left = zero, zero
+            for source in self.sources:
+                value = parts.get(source, 0)
+                with self.canvas:
+                    Color(*CHART_RGBA[self.sources.index(source) % len(CHART_RGBA)])
+                    if value >= 0:
+                        Rectangle(pos=(right, y + row * 0.15), size=(value * unit, row * 0.7))
+                        right += value * unit
+                    else:
+                        left += value * unit
+                        Rectangle(pos=(left, y + row * 0.15), size=(-value * unit, row * 0.7))
+            self.add_widget(Label(text=str(sum(parts.values())), pos=(right + dp(4), y), size=(dp(56), row),
+                                  font_size=sp(20), bold=True))
+        x = self.x + name_width
+        for index, source in enumerate(self.sources):
+            with self.canvas:
+                Color(*CHART_RGBA[index % len(CHART_RGBA)])
+                Rectangle(pos=(x, self.y + dp(9)), size=(dp(16), dp(16)))
+            label = Label(text=source, font_size=sp(15), size_hint=(None, None))
+            label.texture_update()
+            label.size = (label.texture_size[0], legend_height)
+            label.pos = (x + dp(20), self.y)
+            self.add_widget(label)
+            x += label.width + dp(32)

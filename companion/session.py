@@ -27,6 +27,7 @@ import os
 import random
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -112,7 +113,8 @@ def _check_header(path: Path) -> None:
 
 def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?mode={'ro' if read_only else 'rw'}"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
+                           check_same_thread=False)  # the store's lock serialises use across threads
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
@@ -194,10 +196,10 @@ def _reading(method):
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
         try:
-            return method(self, *args, **kwargs)
+            with self._lock:
+                return method(self, *args, **kwargs)
         except (sqlite3.DatabaseError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            store = getattr(self, "store", self)
-            raise _refuse(store.path, f"has a damaged record ({type(exc).__name__}: {exc})") from exc
+            raise _refuse(self.path, f"has a damaged record ({type(exc).__name__}: {exc})") from exc
     return guarded
 
 
@@ -215,6 +217,7 @@ class SessionStore:
             _create(self.path)
         _check_header(self.path)
         _check_contents(self.path)
+        self._lock = threading.RLock()  # one connection, shared by the UI's threads one at a time
         try:
             self._conn = _connect(self.path)
             self._conn.execute("PRAGMA synchronous = FULL")
@@ -232,13 +235,14 @@ class SessionStore:
         self.close()
 
     def _write_transaction(self) -> _Transaction:
-        return _Transaction(self._conn, self.path)
+        return _Transaction(self._conn, self.path, self._lock)
 
     def _events(self, session_id: int, after_seq: int = -1) -> list[_Event]:
         try:
-            rows = self._conn.execute(
-                "SELECT seq, kind, player, payload, created_at FROM events "
-                "WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, after_seq)).fetchall()
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT seq, kind, player, payload, created_at FROM events "
+                    "WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, after_seq)).fetchall()
             return [_Event(seq, kind, player, json.loads(payload), created_at)
                     for seq, kind, player, payload, created_at in rows]
         except (sqlite3.DatabaseError, json.JSONDecodeError) as exc:
@@ -354,17 +358,26 @@ class SessionStore:
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on any error); disk errors become UserError."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path):
+    def __init__(self, conn: sqlite3.Connection, path: Path, lock: threading.RLock):
         self._conn = conn
         self._path = path
+        self._lock = lock
 
     def __enter__(self) -> None:
+        self._lock.acquire()
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
+            self._lock.release()
             raise UserError(f"session file {self._path} is busy or cannot be written ({exc})") from exc
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            self._finish(exc_type, exc)
+        finally:
+            self._lock.release()
+
+    def _finish(self, exc_type, exc) -> None:
         if exc_type is None:
             try:
                 self._conn.execute("COMMIT")

@@ -14,6 +14,7 @@ import json
 import multiprocessing
 import sqlite3
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -413,3 +414,26 @@ def test_a_directory_in_place_of_the_file_is_refused(tmp_path):
     (tmp_path / "sessions.sqlite3").mkdir()
     with pytest.raises(UserError, match="is a directory"):
         SessionStore(tmp_path / "sessions.sqlite3")
+
+
+def test_threads_sharing_one_store_do_not_trip_over_each_other(db):
+    store = SessionStore(db)
+    sessions = [store.new_session("toy-race", [name], {"rounds": 30}) for name in ("Ann", "Bob", "Cy")]
+    failures: list[BaseException] = []
+
+    def play(session):
+        try:
+            while not session.finished:
+                session.random_roll()
+                session.play({"kind": "pass"})
+                store.list_sessions()
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=play, args=(s,)) for s in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert failures == []
+    assert [s["actions"] for s in SessionStore(db).list_sessions()] == [60, 60, 60]

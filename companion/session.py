@@ -115,7 +115,6 @@ def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?mode={'ro' if read_only else 'rw'}"
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                            check_same_thread=False)  # the store's lock serialises use across threads
-    conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
 
@@ -433,8 +432,8 @@ class Session:
                 self._states.append(next_state or self._next_state(self.state, action))
                 self._applied.append(action)
         except (IndexError, KeyError, TypeError, ValueError, RuleError, UserError) as exc:
-            raise _refuse(self.store.path, f"has an event that does not replay in session {self.id} "
-                                           f"(event {event.seq}: {exc})") from exc
+            raise UserError(f"session {self.id} in {self.store.path} does not replay with these rules "
+                            f"(event {event.seq}: {exc}); it was left untouched, start a new game instead") from exc
         self._events.append(event)
 
     @staticmethod

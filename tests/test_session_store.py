@@ -437,3 +437,23 @@ def test_threads_sharing_one_store_do_not_trip_over_each_other(db):
         thread.join(timeout=120)
     assert failures == []
     assert [s["actions"] for s in SessionStore(db).list_sessions()] == [60, 60, 60]
+
+
+def test_a_session_whose_log_no_longer_replays_is_refused_alone(db):
+    store = SessionStore(db)
+    broken = store.new_session("toy-race", ["Ann"])
+    broken.roll("2 3")
+    healthy = store.new_session("toy-race", ["Bob"])
+    healthy.roll("4 4")
+    conn = sqlite3.connect(db)  # as if the rules had changed: a logged move is now illegal
+    conn.execute("INSERT INTO events (session_id, seq, kind, player, payload, created_at) "
+                 "VALUES (?, 2, 'move', 'Ann', ?, '2026-01-01T00:00:00+00:00')",
+                 (broken.id, json.dumps({"move": take(6), "text": "Ann takes 6"})))
+    conn.commit()
+    conn.close()
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    with pytest.raises(UserError, match=f"session {broken.id} .* does not replay .*event 2") as refused:
+        SessionStore(db).open(broken.id)
+    assert "\n" not in str(refused.value)
+    assert SessionStore(db).open(healthy.id).state.to_json() == healthy.state.to_json()
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == digest

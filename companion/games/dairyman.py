@@ -18,9 +18,10 @@ from __future__ import annotations
 import random
 import tomllib
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion
 from companion.errors import RuleError, UserError
@@ -75,8 +76,7 @@ def build_tiles(cheese_faces: str) -> tuple[Tile, ...]:
     return tuple(tiles)
 
 
-def die_text(die: Die) -> str:
-    return f"{die.colour}:{die.value}"
+die_text = dice_math.die_text
 
 
 def _parse_die(spec: Any) -> Die:
@@ -125,9 +125,31 @@ def take_dice(pool: Sequence[Die], wanted: Iterable[Any], rule: str = "each die 
 class DairymanState(GameState):
     """An immutable Dairyman position (see the module docstring for the turn)."""
 
-    __slots__ = ("game", "players", "options", "tiles", "seed", "shuffles", "stack", "display", "owned",
-                 "flipped", "backorders", "freeze", "current", "roll_no", "phase", "roll", "barns",
-                 "set_aside", "abilities_used", "pending", "reds", "events", "turns")
+    __slots__ = (
+        "abilities_used",
+        "backorders",
+        "barns",
+        "current",
+        "display",
+        "events",
+        "flipped",
+        "freeze",
+        "game",
+        "options",
+        "owned",
+        "pending",
+        "phase",
+        "players",
+        "reds",
+        "roll",
+        "roll_no",
+        "seed",
+        "set_aside",
+        "shuffles",
+        "stack",
+        "tiles",
+        "turns",
+    )
 
     def __init__(self, **fields: Any):
         for name in self.__slots__:
@@ -136,7 +158,7 @@ class DairymanState(GameState):
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a game state is immutable")
 
-    def _with(self, **changes: Any) -> "DairymanState":
+    def _with(self, **changes: Any) -> DairymanState:
         fields = {name: getattr(self, name) for name in self.__slots__}
         fields.update(changes)
         return DairymanState(**fields)
@@ -162,6 +184,12 @@ class DairymanState(GameState):
     def fail_points(self) -> int:
         """What the advice counts a failed turn as (the backorder penalty, negative)."""
         return RULES["advice"]["fail_points"]
+
+    @property
+    def barn_label(self) -> str:
+        """The barn this roll's sets go on: "1", "2", ... and "3+" for the last."""
+        barns = len(self.barns)
+        return f"{barns}+" if self.roll_no >= barns else str(self.roll_no)
 
     @property
     def locked_sets(self) -> int:
@@ -199,7 +227,7 @@ class DairymanState(GameState):
             reason = f"roll {self.roll_no}" + (f", {len(kept)} die(s) kept" if kept else "")
         return DiceRequest(self.players[self.current], colours, reason)
 
-    def _apply_roll(self, dice: tuple[Die, ...]) -> "DairymanState":
+    def _apply_roll(self, dice: tuple[Die, ...]) -> DairymanState:
         kept, colours = self.pending
         # Dice read without a colour take the colours still missing, in request order.
         missing = Counter(colours) - Counter(d.colour for d in dice if d.colour is not None)
@@ -214,9 +242,8 @@ class DairymanState(GameState):
 
     def legal_moves(self) -> list[Move]:
         if self.phase == LOCK:
-            locks = dice_math.enumerate_locks(self.roll)
-            moves = [Move.make("lock", sets=[[die_text(d) for d in s] for s in lock]) for lock in locks]
-            if not locks:
+            moves = [entry[0] for entry in dice_math.lock_table(self.roll, self.barn_label)]
+            if not moves:
                 moves.append(Move("fail"))
             return moves + self._flip_moves() + self._ability_moves()
         if self.phase == CONTINUE:
@@ -266,7 +293,7 @@ class DairymanState(GameState):
                 moves.append(Move.make("ability", tile=t))
         return moves
 
-    def _apply(self, move: Move) -> "DairymanState":
+    def _apply(self, move: Move) -> DairymanState:
         handler = {"lock": self._lock, "fail": self._fail, "reroll": self._reroll, "claim": self._claim,
                    "flip": self._flip, "ability": self._ability}.get(move.kind)
         if handler is None:
@@ -280,7 +307,7 @@ class DairymanState(GameState):
             allowed = " or ".join(when[p] for p in phases)
             raise RuleError("turn order", f"{move} is only possible {allowed}")
 
-    def _lock(self, move: Move) -> "DairymanState":
+    def _lock(self, move: Move) -> DairymanState:
         self._need_phase("locking sets", LOCK)
         sets = move.get("sets")
         if not isinstance(sets, (list, tuple)) or not sets:
@@ -301,7 +328,7 @@ class DairymanState(GameState):
         barns = tuple(b + tuple(locked) if i == barn else b for i, b in enumerate(self.barns))
         return self._with(roll=tuple(pool), barns=barns, phase=CONTINUE, events=())
 
-    def _fail(self, move: Move) -> "DairymanState":
+    def _fail(self, move: Move) -> DairymanState:
         self._need_phase("failing", LOCK, CONTINUE)
         if self.phase == LOCK and self.roll_has_set():
             raise RuleError("lock a set", "this roll holds a set of 10: lock at least one")
@@ -309,7 +336,7 @@ class DairymanState(GameState):
             raise RuleError("must claim", f"a barn total of {self.barn_total} claims a tile: you must claim")
         return self._end_turn_failed()
 
-    def _reroll(self, move: Move) -> "DairymanState":
+    def _reroll(self, move: Move) -> DairymanState:
         self._need_phase("re-rolling", CONTINUE)
         if not self.roll:
             raise RuleError("re-roll", "every die is locked or set aside: nothing left to re-roll")
@@ -335,7 +362,7 @@ class DairymanState(GameState):
         return self._with(roll=(), pending=(tuple(frozen), tuple(d.colour for d in rolled)), phase=ROLL,
                           roll_no=roll_no, freeze=tuple(tokens), events=events)
 
-    def _claim(self, move: Move) -> "DairymanState":
+    def _claim(self, move: Move) -> DairymanState:
         self._need_phase("claiming", CONTINUE)
         ids = move.get("tiles")
         if not isinstance(ids, (list, tuple)) or not ids or not all(isinstance(i, int) for i in ids):
@@ -348,7 +375,7 @@ class DairymanState(GameState):
             raise RuleError("claim limit", f"the tiles cost {cost} but the barns hold {self.barn_total}")
         return self._end_turn_claimed(tuple(ids))
 
-    def _flip(self, move: Move) -> "DairymanState":
+    def _flip(self, move: Move) -> DairymanState:
         self._need_phase("flipping", LOCK, CONTINUE)
         me = self.current
         tile = self._own_tile(move.get("tile"))
@@ -369,7 +396,7 @@ class DairymanState(GameState):
         return self._with(roll=tuple(left), set_aside=self.set_aside + tuple(taken),
                           flipped=self.flipped | {tile.id}, events=())
 
-    def _ability(self, move: Move) -> "DairymanState":
+    def _ability(self, move: Move) -> DairymanState:
         self._need_phase("an ice cream re-roll", LOCK)
         tile = self._own_tile(move.get("tile"))
         if tile.kind != "ice_cream" or tile.id not in self.flipped:
@@ -396,7 +423,7 @@ class DairymanState(GameState):
         return self.tiles[tile_id]
 
     # -- ends of turns ----------------------------------------------------------------
-    def _end_turn_failed(self) -> "DairymanState":
+    def _end_turn_failed(self) -> DairymanState:
         me = self.current
         backorders = list(self.backorders)
         backorders[me] += 1
@@ -407,7 +434,7 @@ class DairymanState(GameState):
             events.append({"kind": "spoilage", "discarded": spoiled})
         return state._next_turn(tuple(events))
 
-    def _spoil(self) -> tuple["DairymanState", dict[str, int]]:
+    def _spoil(self) -> tuple[DairymanState, dict[str, int]]:
         """The last backorder token was taken: discard, shuffle under the stack, refill."""
         most = max(self.backorders)
         owned = [list(tiles) for tiles in self.owned]
@@ -429,7 +456,7 @@ class DairymanState(GameState):
                            shuffles=self.shuffles + 1)
         return state, spoiled
 
-    def _end_turn_claimed(self, ids: tuple[int, ...]) -> "DairymanState":
+    def _end_turn_claimed(self, ids: tuple[int, ...]) -> DairymanState:
         me = self.current
         owned = tuple(tiles + ids if i == me else tiles for i, tiles in enumerate(self.owned))
         display = [t for t in self.display if t not in ids]
@@ -441,7 +468,7 @@ class DairymanState(GameState):
         state = self._with(owned=owned, display=tuple(display) + self.stack[:need], stack=self.stack[need:])
         return state._next_turn(events)
 
-    def _next_turn(self, events: tuple) -> "DairymanState":
+    def _next_turn(self, events: tuple) -> DairymanState:
         nxt = (self.current + 1) % len(self.players)
         reds = min(self.backorders[nxt], RULES["dice"]["red_max"])
         return self._with(current=nxt, roll_no=1, phase=ROLL, roll=(), barns=((),) * RULES["barns"]["count"],
@@ -533,10 +560,7 @@ class DairymanState(GameState):
     def describe(self, move: Move) -> str:
         kind = move.kind
         if kind == "lock":
-            sets = move.get("sets") or ()
-            barn = min(self.roll_no, len(self.barns))
-            shown = ", ".join("+".join(str(_parse_die(d)) for d in s) for s in sets)
-            return f"lock {shown} on barn {barn}{'+' if barn == len(self.barns) else ''}"
+            return dice_math.lock_text([[_parse_die(d) for d in s] for s in move.get("sets") or ()], self.barn_label)
         if kind == "fail":
             return (f"fail to produce: take a backorder token (-{RULES['tokens']['backorder_penalty']} points"
                     + (", triggers spoilage)" if self.backorder_supply == 1 else ")"))

@@ -14,11 +14,11 @@ A *count vector* is a 6-tuple: ``counts[v - 1]`` dice show ``v``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 from math import factorial
-from typing import Sequence
 
 from companion.engine import Die, Move, Suggestion
 
@@ -70,7 +70,7 @@ def _multiplicity(counts: tuple[int, ...]) -> int:
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def capped_roll_distribution(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     """Rolling ``n`` dice: each capped count vector with its number of ordered outcomes."""
     dist: dict[tuple[int, ...], int] = {(0,) * 6: 1}
@@ -86,7 +86,7 @@ def capped_roll_distribution(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     return tuple(dist.items())
 
 
-@lru_cache(maxsize=None)
+@cache
 def set_outcomes(kept: tuple[int, ...], n: int) -> int:
     """Of the 6**n ways to roll ``n`` dice beside the ``kept`` faces, how many hold a set."""
     kept = capped(kept)
@@ -112,7 +112,7 @@ def sub_counts(counts: tuple[int, ...], most: int):
     return walk(0, most)
 
 
-@lru_cache(maxsize=None)
+@cache
 def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[int, ...]]:
     """The best dice to freeze before re-rolling ``counts`` with ``tokens`` freeze tokens.
 
@@ -132,7 +132,7 @@ def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[i
 
 
 # -- how many sets a roll can lock, and with how few dice ------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _packings(counts: tuple[int, ...]) -> frozenset[tuple[int, int]]:
     """Every (sets, dice used) a roll can lock, the empty lock (0, 0) included."""
     found = {(0, 0)}
@@ -144,7 +144,7 @@ def _packings(counts: tuple[int, ...]) -> frozenset[tuple[int, int]]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=None)
+@cache
 def lock_options(counts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     """For a roll, each number of sets k >= 1 it can lock with the fewest dice used: (k, dice)."""
     best: dict[int, int] = {}
@@ -154,7 +154,7 @@ def lock_options(counts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(best.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def lock_option_distribution(n: int) -> tuple[tuple[tuple[tuple[int, int], ...], int], ...]:
     """Rolling ``n`` dice: each :func:`lock_options` outcome with its number of ordered rolls."""
     grouped: Counter = Counter()
@@ -250,45 +250,65 @@ def _reroll_with_freeze(values: TurnValues, frozen: tuple[int, ...], n: int, set
 
 
 # -- the locks a coloured roll allows ---------------------------------------------------
-@lru_cache(maxsize=65536)
-def candidate_sets(roll: tuple[Die, ...]) -> tuple[tuple[Die, ...], ...]:
-    """Each distinct set (sorted dice) the roll can form; identical dice give one set."""
-    kinds = sorted(Counter(roll).items())
-    found = []
-    for size in SET_SIZES:
-        for picks in combinations_with_replacement(range(len(kinds)), size):
-            if sum(kinds[i][0].value for i in picks) != SET_TOTAL:
-                continue
-            used = Counter(picks)
-            if all(kinds[i][1] >= n for i, n in used.items()):
-                found.append(tuple(kinds[i][0] for i in picks))
-    return tuple(found)
+# Dice are coded as small integers, ordered like ``Die`` (by value, then colour name), so
+# a roll is a count vector over codes and sets are code tuples.
+DIE_COLOURS = ("red", "white", "yellow")
+_CODES = {(v, c): (v - 1) * len(DIE_COLOURS) + i for v in range(1, 7) for i, c in enumerate(DIE_COLOURS)}
+_DICE = tuple(Die(v, c) for v in range(1, 7) for c in DIE_COLOURS)
+# Every set as a tuple of codes (a multiset of 2-3 coded dice totalling ten).
+_CODED_SETS = tuple(
+    picks
+    for size in SET_SIZES
+    for picks in combinations_with_replacement(range(len(_DICE)), size)
+    if sum(_DICE[i].value for i in picks) == SET_TOTAL
+)
+
+
+def die_code(die: Die) -> int:
+    return _CODES[(die.value, die.colour)]
+
+
+def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
+    counts = [0] * len(_DICE)
+    for die in roll:
+        counts[_CODES[(die.value, die.colour)]] += 1
+    return tuple(counts)
 
 
 @lru_cache(maxsize=65536)
-def enumerate_locks(roll: tuple[Die, ...]) -> tuple[tuple[tuple[Die, ...], ...], ...]:
-    """Every way to lock one or more disjoint sets from ``roll`` (a sorted tuple of dice).
+def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    fitting = [s for s in _CODED_SETS if all(counts[c] >= s.count(c) for c in s)]
+    available = list(counts)
+    locks: list[tuple[tuple[int, ...], ...]] = []
+    chosen: list[tuple[int, ...]] = []
+
+    def walk(start: int) -> None:
+        for index in range(start, len(fitting)):
+            candidate = fitting[index]
+            for c in candidate:
+                available[c] -= 1
+            if min(available[c] for c in candidate) >= 0:
+                chosen.append(candidate)
+                locks.append(tuple(chosen))
+                walk(index)
+                chosen.pop()
+            for c in candidate:
+                available[c] += 1
+
+    walk(0)
+    return tuple(locks)
+
+
+def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], ...]:
+    """Every way to lock one or more disjoint sets from ``roll``, each set sorted.
 
     Locks that differ only by which of two identical dice is used appear once.
     """
-    sets = candidate_sets(roll)
-    available = Counter(roll)
-    locks: list[tuple[tuple[Die, ...], ...]] = []
+    return tuple(tuple(tuple(_DICE[c] for c in s) for s in lock) for lock in _coded_locks(_code_counts(roll)))
 
-    def walk(start: int, chosen: list[tuple[Die, ...]]) -> None:
-        for index in range(start, len(sets)):
-            candidate = sets[index]
-            need = Counter(candidate)
-            if all(available[d] >= n for d, n in need.items()):
-                available.subtract(need)
-                chosen.append(candidate)
-                locks.append(tuple(chosen))
-                walk(index, chosen)
-                chosen.pop()
-                available.update(need)
 
-    walk(0, [])
-    return tuple(locks)
+def roll_has_lock(roll: Sequence[Die]) -> bool:
+    return has_set(counts_of(d.value for d in roll))
 
 
 # -- advice -----------------------------------------------------------------------------
@@ -325,28 +345,7 @@ class _Adviser:
         self.fail_points = float(state.fail_points)
         display_values = tuple(sorted(state.tiles[t].value for t in state.display))
         self.values = turn_values(_claim_points(display_values, self.fail_points), self.fail_points)
-
-    def lock_figures(self, remaining: tuple[Die, ...], sets_after: int) -> dict:
-        """Figures for holding ``sets_after`` sets with ``remaining`` dice unlocked."""
-        n = len(remaining)
-        counts = counts_of(d.value for d in remaining)
-        p_more = p_set((0,) * 6, n)
-        figures = {
-            "barn_total": SET_TOTAL * sets_after,
-            "claimable_now": max(0, int(self.values.claim(sets_after))),
-            "dice_left": n,
-            "p_more_set": float(p_more),
-            "p_more_set_with_freeze": float(p_more),
-            "freeze": [],
-            "expected_points": round(self.values.value(n, sets_after), 3),
-            "expected_total": round(self.values.total(n, sets_after), 3),
-            "then": "re-roll" if self.values.should_reroll(n, sets_after) else "stop",
-        }
-        if self.tokens and n > 1:
-            p_freeze, frozen = best_freeze(counts, self.tokens)
-            figures["p_more_set_with_freeze"] = float(p_freeze)
-            figures["freeze"] = [v + 1 for v in range(6) for _ in range(frozen[v])]
-        return figures
+        self._current_best: float | None = None
 
     def best_lock_points(self, roll: tuple[Die, ...]) -> float:
         """Expected points of the best lock from ``roll`` (the failure's points if none)."""
@@ -355,6 +354,89 @@ class _Adviser:
             used = sum(len(s) for s in lock)
             best = max(best, self.values.value(len(roll) - used, self.sets + len(lock)))
         return best
+
+    @property
+    def current_best(self) -> float:
+        """Expected points of the best plain move (no flip) at this node."""
+        if self._current_best is None:
+            state = self.state
+            if state.phase == "lock":
+                self._current_best = self.best_lock_points(state.roll)
+            else:
+                stop = self.values.claim(self.sets)
+                self._current_best = max(stop, self.values.value(len(state.roll), self.sets))
+        return self._current_best
+
+
+def die_text(die: Die) -> str:
+    return f"{die.colour}:{die.value}"
+
+
+def lock_text(sets: Sequence[Sequence[Die]], barn: str) -> str:
+    return f"lock {', '.join('+'.join(str(d) for d in s) for s in sets)} on barn {barn}"
+
+
+def lock_table(roll: Sequence[Die], barn: str) -> tuple[tuple, ...]:
+    """Each lock of ``roll``: (move, text, faces left, dice left, sets, uses the yellow die)."""
+    return _lock_table(_code_counts(roll), barn)
+
+
+_YELLOW_CODES = frozenset(code for (_, colour), code in _CODES.items() if colour == "yellow")
+
+
+@lru_cache(maxsize=65536)
+def _lock_table(counts: tuple[int, ...], barn: str) -> tuple[tuple, ...]:
+    faces = [0] * 6
+    for code, n in enumerate(counts):
+        faces[code // len(DIE_COLOURS)] += n
+    size = sum(counts)
+    table = []
+    for lock in _coded_locks(counts):
+        left = list(faces)
+        used = 0
+        for s in lock:
+            used += len(s)
+            for c in s:
+                left[c // len(DIE_COLOURS)] -= 1
+        dice = [[_DICE[c] for c in s] for s in lock]
+        move = Move("lock", (("sets", tuple(tuple(die_text(d) for d in s) for s in dice)),))
+        table.append((move, lock_text(dice, barn), tuple(left), size - used, len(lock),
+                      any(c in _YELLOW_CODES for s in lock for c in s)))
+    return tuple(table)
+
+
+@lru_cache(maxsize=65536)
+def _lock_advice(values: TurnValues, tokens: int, faces: tuple[int, ...], sets_after: int) -> tuple[dict, str, tuple]:
+    """Figures, reason and rank key of holding ``sets_after`` sets with ``faces`` unlocked."""
+    n = sum(faces)
+    p_more = float(p_set((0,) * 6, n))
+    figures = {
+        "barn_total": SET_TOTAL * sets_after,
+        "claimable_now": max(0, int(values.claim(sets_after))),
+        "dice_left": n,
+        "p_more_set": p_more,
+        "p_more_set_with_freeze": p_more,
+        "freeze": [],
+        "expected_points": round(values.value(n, sets_after), 3),
+        "expected_total": round(values.total(n, sets_after), 3),
+        "then": "re-roll" if values.should_reroll(n, sets_after) else "stop",
+    }
+    if tokens and n > 1:
+        p_freeze, frozen = best_freeze(faces, tokens)
+        figures["p_more_set_with_freeze"] = float(p_freeze)
+        figures["freeze"] = [v + 1 for v in range(6) for _ in range(frozen[v])]
+    if figures["then"] == "re-roll":
+        reason = (f"then re-roll {n}: {_percent(p_more)} to lock another set"
+                  + (f" ({_percent(figures['p_more_set_with_freeze'])} freezing "
+                     f"{' '.join(map(str, figures['freeze']))})" if figures["freeze"] else "")
+                  + f", expected {figures['expected_points']:.1f} points")
+    else:
+        reason = (f"then stop and claim {figures['claimable_now']}" if figures["claimable_now"]
+                  else "then stop: nothing claimable, so the turn fails")
+        if n:
+            reason += f" (re-rolling {n} locks another set {_percent(p_more)})"
+    key = (-figures["expected_points"], -figures["expected_total"], -figures["p_more_set_with_freeze"])
+    return figures, reason, key
 
 
 def _remove(pool: Sequence[Die], dice: Sequence[Die]) -> tuple[Die, ...]:
@@ -376,12 +458,17 @@ def advise(state) -> list[Suggestion]:
     adviser = _Adviser(state)
     ranked = []
     freeze_moves = []
+    if state.phase == "lock":
+        for move, text, faces, _, sets, uses_yellow in lock_table(state.roll, state.barn_label):
+            figures, reason, key = _lock_advice(adviser.values, adviser.tokens, faces, adviser.sets + sets)
+            ranked.append((key + (uses_yellow, text), Suggestion(move, text, figures, reason)))
     for move in moves:
         if move.kind == "reroll":
             freeze_moves.append(move)
-            continue
-        ranked.append(_suggest(adviser, move))
-    ranked.extend(_suggest_rerolls(adviser, freeze_moves))
+        elif move.kind != "lock":
+            ranked.append(_suggest(adviser, move))
+    if freeze_moves:
+        ranked.extend(_suggest_rerolls(adviser, freeze_moves))
     ranked.sort(key=lambda item: item[0])
     return [suggestion for _, suggestion in ranked]
 
@@ -389,24 +476,6 @@ def advise(state) -> list[Suggestion]:
 def _suggest(adviser: _Adviser, move: Move) -> tuple[tuple, Suggestion]:
     state = adviser.state
     text = state.describe(move)
-    if move.kind == "lock":
-        dice = [_as_die(d) for s in move["sets"] for d in s]
-        remaining = _remove(state.roll, dice)
-        figures = adviser.lock_figures(remaining, adviser.sets + len(move["sets"]))
-        if figures["then"] == "re-roll":
-            reason = (f"then re-roll {figures['dice_left']}: {_percent(figures['p_more_set'])} to lock another set"
-                      + (f" ({_percent(figures['p_more_set_with_freeze'])} freezing "
-                         f"{' '.join(map(str, figures['freeze']))})" if figures["freeze"] else "")
-                      + f", expected {figures['expected_points']:.1f} points")
-        else:
-            reason = (f"then stop and claim {figures['claimable_now']}" if figures["claimable_now"]
-                      else "then stop: nothing claimable, so the turn fails")
-            if figures["dice_left"]:
-                reason += f" (re-rolling {figures['dice_left']} locks another set {_percent(figures['p_more_set'])})"
-        uses_yellow = any(d.colour == "yellow" for d in dice)
-        key = (-figures["expected_points"], -figures["expected_total"], -figures["p_more_set_with_freeze"],
-               uses_yellow, text)
-        return key, Suggestion(move, text, figures, reason)
     if move.kind == "fail":
         left = state.backorder_supply - 1
         figures = {"expected_points": adviser.fail_points, "backorder_tokens_left": left,
@@ -427,19 +496,10 @@ def _suggest(adviser: _Adviser, move: Move) -> tuple[tuple, Suggestion]:
     return _suggest_ability(adviser, move, text)
 
 
-def _current_best(adviser: _Adviser) -> float:
-    """Expected points of the best plain move (no flip) at this node."""
-    state = adviser.state
-    if state.phase == "lock":
-        return adviser.best_lock_points(state.roll)
-    stop = adviser.values.claim(adviser.sets)
-    return max(stop, adviser.values.value(len(state.roll), adviser.sets))
-
-
 def _suggest_flip(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Suggestion]:
     state = adviser.state
     tile = state.tiles[move["tile"]]
-    now = _current_best(adviser)
+    now = adviser.current_best
     if tile.kind == "cheese":
         without = _remove(state.roll, [Die(tile.face, "yellow")])
         if state.phase == "lock":

@@ -24,7 +24,7 @@ def situation(players=PLAYERS, display=None, owned=None, flipped=(), backorders=
     """A fresh game at the start of ``current``'s turn, with tiles and tokens placed as given."""
     data = GAME.new_game(players, options, seed=seed).to_json()
     owned = owned or {}
-    placed = set(sum(owned.values(), [])) | set(display or ())
+    placed = {t for tiles in owned.values() for t in tiles} | set(display or ())
     pool = [t for t in data["stack"] + data["display"] if t not in placed]
     data["display"] = list(display) if display is not None else pool[:3]
     data["stack"] = [t for t in pool if t not in data["display"]]
@@ -183,7 +183,7 @@ def test_unknown_move_kind_is_refused():
 def test_bare_dice_take_missing_colours_yellow_last():
     state = situation().apply_roll(parse_dice("6 4 5 5 3 2 1 4"))
     assert sorted(d.colour for d in state.roll) == ["white"] * 7 + ["yellow"]
-    assert [d for d in state.roll if d.colour == "yellow"][0].value == 4
+    assert next(d for d in state.roll if d.colour == "yellow").value == 4
 
 
 # -- failing to produce ------------------------------------------------------------------

@@ -457,3 +457,12 @@ def test_a_session_whose_log_no_longer_replays_is_refused_alone(db):
     assert "\n" not in str(refused.value)
     assert SessionStore(db).open(healthy.id).state.to_json() == healthy.state.to_json()
     assert hashlib.sha256(db.read_bytes()).hexdigest() == digest
+
+
+def test_the_benchmark_plays_a_whole_game_and_leaves_no_file(toy_game, tmp_path):
+    from companion.session import bench_sessions
+
+    figures = bench_sessions(directory=tmp_path, game_name="toy-race", repeats=1)
+    assert figures["game_finished"] and figures["actions"] == 2 * 2  # 1 player, 2 rounds, roll + move each
+    assert set(figures["ms_per_bare_commit"]) == {"FULL", "NORMAL"}
+    assert list(tmp_path.iterdir()) == []

@@ -17,13 +17,17 @@ from companion.errors import CompanionError, UserError
 from companion.games import get_game
 from companion.session import Session, SessionStore
 
+DESCRIPTION = ("Play a game at the table in text mode. Commands, one per line on stdin: roll DICE (e.g. "
+               "roll 6 4 5 5 or roll white:6 yellow:2), roll random, moves, move N, move {json}, undo, redo, "
+               "state, history, help, quit. Each roll or move is saved before its 'ok' line is printed. "
+               "The last unfinished game is resumed unless --new is given.")
 HELP = ("commands: roll DICE | roll random | moves | move N | move {json} | undo | redo | "
         "state | history | help | quit")
 
 
 def register(sub) -> None:
     parser = sub.add_parser("play", help="play a game in text mode, one command per line on stdin",
-                            description=__doc__.split("\n\n")[1].replace("\n", " "))
+                            description=DESCRIPTION)
     parser.add_argument("--game", help="game name (see `companion games`); needed unless a game is resumed")
     parser.add_argument("--players", help='player names in seat order, e.g. "Ann,Bob"')
     parser.add_argument("--seed", type=int, default=None, help="seed of the game's shuffles (default: random)")
@@ -141,10 +145,23 @@ def _handle(line: str, session: Session) -> bool:
     return True
 
 
+def _input_lines():
+    """Lines from stdin, with a prompt when a person is typing at a terminal."""
+    if not sys.stdin.isatty():
+        yield from sys.stdin
+        return
+    while True:
+        try:
+            yield input("> ")
+        except EOFError:
+            print()
+            return
+
+
 def run(args) -> int:
     session = _start(args)
     _say(_next_step(session.state))
-    for raw in sys.stdin:
+    for raw in _input_lines():
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

@@ -568,6 +568,8 @@ class DerbyState(GameState):
         keys = [s.key for s in self.rules.cards[card].sides]
         if move.get("side") not in keys:
             raise RuleError("set to any side", f"card {move.get('card')} has sides {', '.join(keys)}")
+        if keys.index(move.get("side")) == self.boards[seat][card][0]:
+            raise RuleError("set to any side", f"your {self.side(seat, card).title} already shows that side")
         dice = self.boards[seat][card][1]
         return replace(self, boards=self._with_card(seat, card, keys.index(move.get("side")), ()),
                        pending=tuple(sorted(self.pending + dice)), stage="lift")

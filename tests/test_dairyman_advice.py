@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.engine import Die, Move, parse_dice
-from companion.games import get_game
 from companion.games import dairyman_advice as dm
+from companion.games import get_game
 
 GAME = get_game("dairyman")
 PLAYERS = ("Ann", "Bob", "Cy")
@@ -129,7 +129,7 @@ def test_set_odds_known_values():
 def test_best_freeze_matches_brute_force(faces, tokens):
     p, frozen = dm.best_freeze(dm.counts_of(faces), tokens)
     best = max(brute_p_set([faces[i] for i in keep], len(faces) - len(keep))
-               for size in range(0, min(tokens, len(faces) - 1) + 1)
+               for size in range(min(tokens, len(faces) - 1) + 1)
                for keep in itertools.combinations(range(len(faces)), size))
     assert p == best
     assert sum(frozen) <= tokens and dm.p_set(frozen, len(faces) - sum(frozen)) == p

@@ -121,9 +121,11 @@ def separation(palette: Palette, samples: dict[str, np.ndarray], max_shades: int
     report = []
     for name, points in samples.items():
         wrong: Counter[str] = Counter()
+        readings = ([(check_palette, read[name]) for check_palette, read in checks] if len(points) >= 2
+                    else [(palette, points)])
         right = total = 0
-        for check_palette, read in checks:
-            for p in read[name]:
+        for check_palette, read in readings:
+            for p in read:
                 got = check_palette.classify(p)[0]
                 total += 1
                 right += got == name

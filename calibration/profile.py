@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class TraySettings:
     """Where the tray is in the camera's picture, and how big the flattened tray is."""
 
     method: str = "none"
-    layout: TrayLayout = TrayLayout(width_mm=300.0, height_mm=200.0, marker_size_mm=30.0)
+    layout: TrayLayout = field(default_factory=lambda: TrayLayout(300.0, 200.0, 30.0))
     corners_px: tuple[tuple[float, float], ...] | None = None
     px_per_mm: float = 2.0
 
@@ -90,10 +91,10 @@ class Profile:
     """Everything calibration learns; ``palette`` is what the reader's colour step uses."""
 
     name: str = "default"
-    tray: TraySettings = TraySettings()
-    white_balance: WhiteBalance = WhiteBalance()
-    camera: CameraControls = CameraControls()
-    die_size: DieSize = DieSize()
+    tray: TraySettings = field(default_factory=TraySettings)
+    white_balance: WhiteBalance = field(default_factory=WhiteBalance)
+    camera: CameraControls = field(default_factory=CameraControls)
+    die_size: DieSize = field(default_factory=DieSize)
     palette: Palette = field(default_factory=default_palette)
 
     def prepare(self, frame: np.ndarray) -> np.ndarray:

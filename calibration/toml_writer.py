@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 

@@ -148,7 +148,7 @@ def flat_tray(image: np.ndarray, corners_px, layout: TrayLayout, px_per_mm: floa
     """The tray seen from straight above and cropped to it, ``px_per_mm`` pixels per mm."""
     to_mm = homography_from_corners(corners_px, layout)
     scale = np.diag([px_per_mm, px_per_mm, 1.0])
-    size = (int(round(layout.width_mm * px_per_mm)), int(round(layout.height_mm * px_per_mm)))
+    size = (round(layout.width_mm * px_per_mm), round(layout.height_mm * px_per_mm))
     return cv2.warpPerspective(image, scale @ to_mm, size, flags=cv2.INTER_LINEAR)
 
 
@@ -158,10 +158,10 @@ def render_tray(layout: TrayLayout, px_per_mm: float, tray_grey: int = 215) -> n
     Printed at that scale it is the marker sheet to stick in the tray's corners; tests
     also use it as a synthetic tray to photograph from a known slant.
     """
-    width, height = int(round(layout.width_mm * px_per_mm)), int(round(layout.height_mm * px_per_mm))
+    width, height = round(layout.width_mm * px_per_mm), round(layout.height_mm * px_per_mm)
     canvas = np.full((height, width, 3), tray_grey, dtype=np.uint8)
-    side = int(round(layout.marker_size_mm * px_per_mm))
+    side = round(layout.marker_size_mm * px_per_mm)
     for mid, corners in layout.marker_corners_mm().items():
-        x, y = (int(round(v * px_per_mm)) for v in corners[0])
+        x, y = (round(v * px_per_mm) for v in corners[0])
         canvas[y:y + side, x:x + side] = cv2.cvtColor(marker_image(layout.dictionary, mid, side), cv2.COLOR_GRAY2BGR)
     return canvas

@@ -3,8 +3,15 @@ import math
 
 import pytest
 
-from calibration.profile import (CameraControls, DieSize, Profile, TraySettings, default_profile_path,
-                                 load_profile, save_profile)
+from calibration.profile import (
+    CameraControls,
+    DieSize,
+    Profile,
+    TraySettings,
+    default_profile_path,
+    load_profile,
+    save_profile,
+)
 from calibration.tray import TrayLayout
 from calibration.white_balance import WhiteBalance
 from companion.errors import UserError

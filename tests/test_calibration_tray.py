@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 
 from calibration import tray
-from calibration.tray import (TrayLayout, detect_markers, flat_tray, homography_from_corners,
-                              homography_from_markers, map_points, render_tray, tray_corners_in_image)
+from calibration.tray import (
+    TrayLayout,
+    detect_markers,
+    flat_tray,
+    homography_from_corners,
+    homography_from_markers,
+    map_points,
+    render_tray,
+    tray_corners_in_image,
+)
 from companion.errors import UserError
 
 LAYOUT = TrayLayout(width_mm=300.0, height_mm=200.0, marker_size_mm=30.0)
@@ -70,7 +78,7 @@ def test_a_covered_marker_is_named_by_its_corner():
 
 
 def test_four_clicked_corners_give_the_same_mapping_as_the_true_view():
-    photo, true_to_mm = photograph(LAYOUT, SLANTED)
+    _photo, true_to_mm = photograph(LAYOUT, SLANTED)
     to_mm = homography_from_corners(SLANTED, LAYOUT)
     pts = map_points(np.linalg.inv(true_to_mm), grid_mm(LAYOUT))
     assert np.abs(map_points(to_mm, pts) - grid_mm(LAYOUT)).max() < 0.01

@@ -6,6 +6,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.bench_derby import derby_games_per_second
 from companion.cli import main
 from companion.engine import Die, Move
 from companion.errors import RuleError, UserError
@@ -149,3 +150,11 @@ def test_simulate_command_plays_whirling_derby(capsys):
     assert main(["simulate", "--game", "whirling-derby", "--players", "3", "--games", "4", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["games"] == 4 and all(len(r["winners"]) == 1 for r in report["results"])
+
+
+def test_benchmark_reports_speed_and_how_every_game_ended():
+    figures = derby_games_per_second(games=3, player_counts=(2, 4))
+    assert sorted(figures) == ["2", "4"]
+    for count, row in figures.items():
+        assert row["players"] == int(count) and row["games_per_second"] > 0
+        assert row["won_outright"] + row["stalemates"] + row["turn_caps"] == 3

@@ -18,7 +18,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -183,9 +183,10 @@ def activation_problem(side: Side, values: Sequence[int]) -> str | None:
     return None
 
 
-def best_activation(side: Side, values: Sequence[int], extra: Sequence[int], four_equal: bool) -> int:
+@lru_cache(maxsize=1 << 16)
+def best_activation(side: Side, values: tuple[int, ...], extra: tuple[int, ...], four_equal: bool) -> int:
     """The most dice ``side`` could be activated with, keeping ``values`` and adding any of
-    ``extra``; 0 if it cannot be completed from them."""
+    ``extra`` (both sorted); 0 if it cannot be completed from them."""
     if side.action == "none":
         return 0
     limit = side.slots or len(values) + len(extra)
@@ -247,6 +248,7 @@ def _die_text(die: Die) -> str:
     return f"{die.colour} {die.value}"
 
 
+@lru_cache(maxsize=256)
 def _read_die(text: Any) -> Die:
     dice = parse_dice(str(text))
     if len(dice) != 1 or dice[0].colour is None:
@@ -809,27 +811,36 @@ class WhirlingDerby(Game):
 @dataclass(frozen=True)
 class Outlook:
     """What one player's cards promise: ``best`` dice the best card could give away (on
-    ``best_card``), ``waiting`` dice on the other cards, and whether any card, a reassign
-    side included, could be activated at all (a way out when nothing gives dice away)."""
+    ``best_card``); ``ready`` dice on the other cards that already make complete cards (they
+    can go next turn), ``waiting`` dice on the other cards in all; and whether any card, a
+    reassign side included, could be activated at all (a way out when nothing gives dice away)."""
 
     best: int
-    waiting: int
     best_card: int | None
+    ready: int
+    waiting: int
     can_act: bool
 
 
 def _outlook(state: DerbyState, board: tuple[Card, ...], extra: Sequence[Die]) -> Outlook:
     """The :class:`Outlook` of ``board`` if any of ``extra`` were added to it."""
-    values = [d.value for d in extra]
+    values = tuple(sorted(d.value for d in extra))
+    four = state.rules.four_equal_is_two_pairs
     best, best_card, can_act = 0, None, False
     for i, (side_index, dice) in enumerate(board):
         side = state.rules.cards[i].sides[side_index]
-        count = best_activation(side, [d.value for d in dice], values, state.rules.four_equal_is_two_pairs)
+        count = best_activation(side, tuple(d.value for d in dice), values, four)
         can_act = can_act or count > 0
         if side.action != "reassign" and count > best:
             best, best_card = count, i
-    waiting = sum(len(dice) for i, (_, dice) in enumerate(board) if i != best_card and state.rules.cards[i].flips)
-    return Outlook(best, waiting, best_card, can_act)
+    ready = waiting = 0
+    for i, (side_index, dice) in enumerate(board):
+        if i != best_card and dice and state.rules.cards[i].flips:
+            side = state.rules.cards[i].sides[side_index]
+            waiting += len(dice)
+            if side.action != "reassign" and best_activation(side, tuple(d.value for d in dice), (), four) == len(dice):
+                ready += len(dice)
+    return Outlook(best, best_card, ready, waiting, can_act)
 
 
 def _dice(count: int) -> str:
@@ -846,17 +857,19 @@ def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
     side, dice = state.boards[seat][card]
     board = state._with_card(seat, card, side, dice + (die,))[seat]
     view = _outlook(state, board, _without(state.pending, die))
-    best, waiting = view.best, view.waiting
+    best, ready = view.best, view.ready
     target = state.rules.cards[view.best_card].sides[board[view.best_card][0]].title if best else None
+    later = f"{_dice(ready)} on other cards complete for next turn" + (
+        f", {view.waiting - ready} more waiting" if view.waiting > ready else "")
     if state.stage == "assign":
         reason = (f"{target} can give away {_dice(best)} now" if target else
                   "lets you activate a card to reset your sides" if view.can_act else
-                  "no card can be activated this turn") + f"; {_dice(waiting)} wait on other cards for next turn"
-        return _suggest(state, move, (best, view.can_act, waiting), {"give_now": best, "give_next": waiting}, reason)
-    reason = (f"builds toward {target} ({_dice(best)})" if target else "no card is near complete") \
-        + f"; {_dice(waiting)} more on other cards for your next turn"
-    return _suggest(state, move, (best + waiting, best, view.can_act), {"give_now": 0, "give_next": best + waiting},
-                    reason)
+                  "no card can be activated this turn") + f"; {later}"
+        return _suggest(state, move, (best, view.can_act, ready, view.waiting),
+                        {"give_now": best, "give_next": ready}, reason)
+    reason = (f"builds toward {target} ({_dice(best)})" if target else "no card is near complete") + f"; {later}"
+    return _suggest(state, move, (best + ready, best, view.waiting, view.can_act),
+                    {"give_now": 0, "give_next": best + ready}, reason)
 
 
 def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
@@ -864,7 +877,7 @@ def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
     loose = kept = 0
     for i, (side_index, dice) in enumerate(state.boards[seat]):
         side = state.rules.cards[i].sides[side_index]
-        complete = side.action != "none" and best_activation(side, [d.value for d in dice], [], four) == len(dice)
+        complete = side.action != "none" and best_activation(side, tuple(d.value for d in dice), (), four) == len(dice)
         rolled = len(dice) if move.get("card") == state.rules.cards[i].key else \
             sum(d.colour == move.get("colour") for d in dice)
         kept, loose = (kept + rolled, loose) if complete else (kept, loose + rolled)
@@ -934,9 +947,10 @@ def _advise_lift(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
         return _suggest(state, move, (0,), {}, "moves a die that already sits on a card")
     for i, (side_index, dice) in enumerate(state.boards[seat]):
         side = state.rules.cards[i].sides[side_index]
-        values = [d.value for d in dice]
+        values = tuple(d.value for d in dice)
+        grown = tuple(sorted(values + (die.value,)))
         if dice and side.action != "none" and state.can_place(seat, i, die) is None \
-                and best_activation(side, values + [die.value], [], four) > best_activation(side, values, [], four):
+                and best_activation(side, grown, (), four) > best_activation(side, values, (), four):
             return _suggest(state, move, (2,), {}, f"it would grow your {side.title} without a re-roll")
     return _suggest(state, move, (0,), {}, "it fits no card better than the Stove")
 

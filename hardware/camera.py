@@ -11,7 +11,9 @@
 
 Every source has ``read() -> BGR uint8 image`` (a :class:`CameraError`, one line, when
 no frame can be had), ``close()``, and works as a context manager.  ``frame_name`` is a
-name for the last frame (the image's path when replaying), or None.
+name for the last frame (the image's path when replaying), or None; ``frame_time`` is
+the last frame's time in seconds on the source's own clock (a virtual clock for the sim
+and replays that are not paced), or None where the wall clock is the only one.
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ class CameraSource:
 
     name = "camera"
     frame_name: str | None = None
+    frame_time: float | None = None
 
     def read(self) -> np.ndarray:
         raise NotImplementedError
@@ -61,6 +64,7 @@ class CameraSource:
 # --- simulated camera --------------------------------------------------------------
 
 DEFAULT_SIM_REQUEST = DiceRequest("sim", (None,) * 5, "simulated roll")
+SENSOR_NOISE_FRAMES = 3   # distinct noise patterns the simulated sensor cycles through
 
 
 class SimCamera(CameraSource):
@@ -102,6 +106,9 @@ class SimCamera(CameraSource):
         self._rest_count = 0
         self._rest_image, _ = render_scene([], seed=seed, size=self.size, **render_options)
         self._tumble_image = self._rest_image
+        # A few frames of sensor noise, cycled: every resting frame differs from the last, cheaply.
+        self._noise = [self._rng.normal(0, self.sensor_noise, self._rest_image.shape).astype(np.int16)
+                       for _ in range(SENSOR_NOISE_FRAMES)]
         self._closed = False
         if auto_throw:
             self.throw()
@@ -167,8 +174,7 @@ class SimCamera(CameraSource):
             self.throw()
             self._tumble_left -= 1
             return self._tumble_frame()
-        noise = np.empty(self._rest_image.shape, np.int16)
-        cv2.randn(noise, 0, self.sensor_noise)
+        noise = self._noise[self._frame_index % len(self._noise)]
         return cv2.add(self._rest_image, noise, dtype=cv2.CV_8U)
 
     def close(self) -> None:
@@ -176,6 +182,9 @@ class SimCamera(CameraSource):
 
 
 # --- replay ------------------------------------------------------------------------
+
+UNPACED_REPLAY_FPS = 30.0   # the frame rate an unpaced replay's virtual clock assumes
+
 
 class ReplayCamera(CameraSource):
     """Plays a folder of images (sorted by name) or a video file as camera frames, looping.
@@ -193,6 +202,8 @@ class ReplayCamera(CameraSource):
         self.frames_per_image = frames_per_image
         self.fps = fps
         self.loop = loop
+        self.frame_time = 0.0
+        self._frames_read = 0
         self._video: cv2.VideoCapture | None = None
         self._images: list[Path] = []
         self._index = 0
@@ -216,11 +227,15 @@ class ReplayCamera(CameraSource):
         return list(self._images)
 
     def _pace(self) -> None:
-        if self.fps:
-            wait = self._last_read + 1.0 / self.fps - time.monotonic()
-            if wait > 0:
-                time.sleep(wait)
-            self._last_read = time.monotonic()
+        """Wait for the next frame's turn at ``fps``; without it, step a virtual clock at 30 fps."""
+        self._frames_read += 1
+        if not self.fps:
+            self.frame_time = self._frames_read / UNPACED_REPLAY_FPS
+            return
+        wait = self._last_read + 1.0 / self.fps - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self._last_read = self.frame_time = time.monotonic()
 
     def read(self) -> np.ndarray:
         self._pace()

@@ -1,0 +1,187 @@
+"""``companion watch``: watch a camera and print each settled reading as it happens.
+
+One line per rest of the dice (a JSON object with ``--json``, in the shape ``companion
+read --json`` prints, plus ``settle_to_reading_ms``; the simulated camera adds
+``"truth"``, the dice it drew).  ``--frames`` reads every frame instead of waiting for
+the dice to settle, which for ``replay:DIR`` means one reading per image, exactly as
+reading the files themselves would give (:func:`camera_readings`).
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from companion.errors import UserError
+from hardware.camera import CameraSource, ReplayCamera, SimCamera, default_spec, open_camera
+from vision.settle import DEFAULT_SETTLE, Settler, SettleSettings
+from vision.synth import SynthDie
+from vision.types import Reading
+
+REPLAY_FRAMES_PER_IMAGE = 12
+"""How many camera frames each replayed photo stands for, so the settler sees it at rest."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "watch", help="print each settled reading from a camera",
+        description="Watch the dice tray and print one reading each time the dice come to rest.")
+    parser.add_argument("--camera", metavar="SPEC", default=None,
+                        help="sim, pi, usb[:INDEX] or replay:PATH (default: pi on a Raspberry Pi, else sim)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per reading")
+    parser.add_argument("--rolls", type=int, metavar="N", default=None, help="stop after N readings")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the simulated camera's dice")
+    parser.add_argument("--frames", action="store_true",
+                        help="read every frame without waiting for the dice to settle (replay: once per image)")
+    parser.add_argument("--realtime", action="store_true",
+                        help="run the simulated camera or a replay at its real frame rate")
+    parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
+    parser.set_defaults(func=run)
+
+
+def _palette(profile: Path | None):
+    from companion.commands.read import load_palette
+
+    return load_palette(profile)
+
+
+def camera_readings(spec: str, *, palette=None, limit: int | None = None) -> Iterator[Reading]:
+    """A reading of every frame of camera ``spec``, without settling; for ``replay:DIR`` one per image.
+
+    ``limit`` caps the number of frames (default: all images of a replay folder, else no cap).
+    Each reading's ``image`` names the frame (the file when replaying).
+    """
+    from vision.reader import read_frame
+
+    with open_camera(spec) as camera:
+        if limit is None and isinstance(camera, ReplayCamera) and camera.images:
+            limit = len(camera.images)
+        n = 0
+        while limit is None or n < limit:
+            frame = camera.read()
+            n += 1
+            reading = read_frame(frame, palette=palette)
+            yield Reading(reading.dice, reading.ms, image=camera.frame_name or f"{spec}#{n}")
+
+
+def _open(spec: str, args) -> CameraSource:
+    kind, _, path = spec.partition(":")
+    if kind == "sim":
+        return open_camera(spec, seed=args.seed, auto_throw=True, realtime=args.realtime)
+    if kind == "replay" and not args.frames and Path(path).is_dir():
+        return open_camera(spec, frames_per_image=REPLAY_FRAMES_PER_IMAGE, fps=30.0 if args.realtime else None)
+    return open_camera(spec)
+
+
+Frame = tuple[np.ndarray, float, SimCamera | None, str | None]
+
+
+def _live_frames(spec: str, args) -> Iterator[Frame]:
+    """Frames from a live camera through a CameraMonitor: faults are reported and healed, never fatal."""
+    from hardware.monitor import CameraMonitor
+
+    def report(status) -> None:
+        print(f"companion: {status.message}", file=sys.stderr, flush=True)
+
+    with CameraMonitor(lambda: _open(spec, args), on_status=report) as monitor:
+        count = 0
+        while True:
+            count, frame = monitor.wait_for_frame(count, timeout=0.5)
+            if frame is None:
+                continue
+            source = monitor.source
+            sim = source if isinstance(source, SimCamera) else None
+            yield frame, time.monotonic(), sim, source.frame_name if source is not None else None
+
+
+def camera_frames(camera: CameraSource) -> Iterator[Frame]:
+    """(frame, timestamp, sim or None, frame name) read one after another; closes the camera at the end.
+
+    A source's own clock (the sim's, an unpaced replay's) stamps its frames, else the wall clock.
+    """
+    with camera:
+        sim = camera if isinstance(camera, SimCamera) else None
+        while True:
+            frame = camera.read()
+            stamp = camera.frame_time if camera.frame_time is not None else time.monotonic()
+            yield frame, stamp, sim, camera.frame_name
+
+
+def settled_readings(frames: Iterator[Frame], read: Callable[[np.ndarray], Reading], *,
+                     rolls: int | None = None, settings: SettleSettings = DEFAULT_SETTLE,
+                     ) -> Iterator[tuple[Reading, float | None, list[SynthDie] | None]]:
+    """(reading, settle-to-reading ms, sim truth or None) for each rest of the dice in ``frames``.
+
+    With the simulated camera every throw gives exactly one line: a throw whose dice
+    never gave an agreed reading yields an empty reading with ``error`` set, so a run
+    of N rolls always ends.
+    """
+    settler = Settler(read, settings)
+    done = n = 0
+    read_this_throw, throw, previous_truth = True, None, None
+    try:
+        for frame, timestamp, sim, name in frames:
+            n += 1
+            if sim is not None and sim.throws != throw:
+                if not read_this_throw:
+                    missed = Reading(image=f"sim#throw{throw}", error="the dice never gave one agreed reading")
+                    yield missed, None, previous_truth
+                    done += 1
+                    if rolls is not None and done >= rolls:
+                        return
+                throw, read_this_throw, previous_truth = sim.throws, False, list(sim.truth)
+            event = settler.feed(frame, timestamp)
+            if event.reading is None:
+                continue
+            read_this_throw = True
+            reading = Reading(event.reading.dice, event.reading.ms, image=name or f"frame#{n}")
+            yield reading, event.settle_to_reading_ms, list(sim.truth) if sim is not None else None
+            done += 1
+            if rolls is not None and done >= rolls:
+                return
+    finally:
+        frames.close()
+
+
+def _line(reading: Reading, settle_ms: float | None, truth, as_json: bool) -> str:
+    if as_json:
+        out = reading.to_json()
+        if settle_ms is not None:
+            out["settle_to_reading_ms"] = round(settle_ms, 1)
+        if truth is not None:
+            out["truth"] = [{"value": t.value, "colour": t.colour, "center": [round(c, 1) for c in t.center]}
+                            for t in truth]
+        return json.dumps(out)
+    if reading.error:
+        return f"{reading.image}: {reading.error}"
+    dice = ", ".join(f"{'?' if d.value is None else d.value} {d.colour or 'unknown colour'}"
+                     for d in sorted(reading.dice, key=lambda d: (d.center[1], d.center[0]))) or "no dice"
+    timing = f" (settled {settle_ms:.0f} ms before)" if settle_ms is not None else f" ({reading.ms:.0f} ms)"
+    return f"{reading.image}: {dice}{timing}"
+
+
+def run(args) -> int:
+    from vision.reader import read_frame
+
+    if args.rolls is not None and args.rolls < 1:
+        raise UserError("--rolls must be at least 1")
+    spec = args.camera or default_spec()
+    palette = _palette(args.profile)
+    if args.frames:
+        for reading in camera_readings(spec, palette=palette, limit=args.rolls):
+            print(_line(reading, None, None, args.json), flush=True)
+        return 0
+    kind = spec.split(":")[0]
+    live = kind in ("pi", "usb") or args.realtime
+    frames = _live_frames(spec, args) if live else camera_frames(_open(spec, args))
+    # A real tray that is empty is not news; a simulated throw or a replayed photo always is.
+    settings = replace(DEFAULT_SETTLE, report_empty=kind in ("sim", "replay"))
+    for reading, settle_ms, truth in settled_readings(frames, lambda f: read_frame(f, palette=palette),
+                                                      rolls=args.rolls, settings=settings):
+        print(_line(reading, settle_ms, truth, args.json), flush=True)
+    return 0

@@ -1,0 +1,114 @@
+"""``companion watch`` and camera reading: sim rolls against their truth, replay against the files."""
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from companion.bench_camera import matches_truth
+from companion.cli import main
+from companion.commands.watch import camera_frames, camera_readings, settled_readings
+from hardware.camera import SimCamera
+from vision.settle import DEFAULT_SETTLE
+from vision.types import DieReading, Reading
+
+BYLER = Path("/work/shared/datasets/byler_d6/images")
+
+
+def _truth_reader(camera):
+    """Reads what the sim drew (a stand-in for the real reader while testing the plumbing)."""
+    return lambda frame: Reading(tuple(DieReading(t.value, t.colour, t.center, t.bbox, 1.0) for t in camera.truth),
+                                 ms=4.0)
+
+
+def test_one_settled_reading_per_sim_roll_at_the_right_time():
+    camera = SimCamera(seed=5, auto_throw=True, size=(320, 240), die_size=(25, 40))
+    lines = list(settled_readings(camera_frames(camera), _truth_reader(camera), rolls=6))
+    assert len(lines) == 6 and camera.throws == 6
+    for reading, settle_ms, truth in lines:
+        assert matches_truth(reading, truth)
+        # rest period, then two agreeing frames at 30 fps, plus the reader's 4 ms
+        assert DEFAULT_SETTLE.still_seconds * 1000 <= settle_ms <= DEFAULT_SETTLE.still_seconds * 1000 + 80
+    assert len({tuple((t.value, t.colour) for t in truth) for _, _, truth in lines}) == 6
+
+
+def test_a_throw_that_never_agrees_still_gives_its_line():
+    camera = SimCamera(seed=6, auto_throw=True, size=(320, 240), die_size=(25, 40))
+    flips = iter(range(10_000))
+
+    def flaky(frame):
+        return Reading((DieReading(1 + next(flips) % 6, "red", (5, 5), (0, 0, 9, 9), 0.5),))
+
+    lines = list(settled_readings(camera_frames(camera), flaky, rolls=3))
+    assert len(lines) == 3
+    assert all(r.error and not r.dice for r, _, _ in lines)
+
+
+def test_watch_json_lines_carry_the_read_shape_and_the_truth(capsys):
+    assert main(["watch", "--camera", "sim", "--json", "--rolls", "2", "--seed", "4"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 2
+    for line in lines:
+        assert {"image", "dice", "ms", "settle_to_reading_ms", "truth"} <= set(line)
+        assert len(line["truth"]) == 5
+        assert all(set(t) == {"value", "colour", "center"} for t in line["truth"])
+    assert main(["watch", "--camera", "sim", "--json", "--rolls", "2", "--seed", "4"]) == 0
+    again = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["truth"] for x in again] == [x["truth"] for x in lines]
+
+
+def test_watch_refuses_bad_arguments(capsys):
+    assert main(["watch", "--camera", "tv", "--rolls", "1"]) == 2
+    assert main(["watch", "--camera", "sim", "--rolls", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "unknown camera" in err[0]
+
+
+@pytest.fixture
+def photos(tmp_path):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for src in sorted(BYLER.glob("*.jpg"))[:3]:
+        shutil.copy(src, folder / src.name)
+    return folder
+
+
+def _dice(reading_json):
+    return [(d["value"], d["colour"], d["center"], d["bbox"]) for d in reading_json["dice"]]
+
+
+def test_replay_readings_equal_reading_the_files(photos):
+    from vision.reader import read_file
+
+    direct = [read_file(p).to_json() for p in sorted(photos.iterdir())]
+    replayed = [r.to_json() for r in camera_readings(f"replay:{photos}")]
+    assert [r["image"] for r in replayed] == [d["image"] for d in direct]
+    assert [_dice(r) for r in replayed] == [_dice(d) for d in direct]
+
+
+def test_watch_on_a_replay_folder_reads_each_photo_once_settled(photos, capsys):
+    from vision.reader import read_file
+
+    assert main(["watch", "--camera", f"replay:{photos}", "--json", "--rolls", "3"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    files = sorted(photos.iterdir())
+    assert [x["image"] for x in lines] == [str(p) for p in files]
+    assert [_dice(x) for x in lines] == [_dice(read_file(p).to_json()) for p in files]
+
+
+@pytest.mark.xfail(reason="the reader's models do not read synthetic frames yet (vision/reader.py, issue 3)",
+                   strict=False)
+def test_watch_on_a_seeded_sim_reads_100_rolls_as_drawn():
+    """Needs the real reader to read synthetic frames right; stops at the first wrong roll."""
+    from vision.reader import read_frame
+
+    camera = SimCamera(seed=2024, auto_throw=True)
+    settings = replace(DEFAULT_SETTLE, report_empty=True)
+    count = 0
+    for reading, _, truth in settled_readings(camera_frames(camera), read_frame, rolls=100, settings=settings):
+        got = sorted((d.value, d.colour) for d in reading.dice)
+        drawn = sorted((t.value, t.colour) for t in truth)
+        assert matches_truth(reading, truth), f"roll {count + 1}: read {got}, drawn {drawn}"
+        count += 1
+    assert count == 100

@@ -148,7 +148,7 @@ def test_turn_values_match_brute_force(n, s):
 @pytest.mark.parametrize("frozen, n, s", [([6], 2, 1), ([5, 2], 2, 1), ([4, 4], 1, 2), ([1, 3], 3, 1)])
 def test_freeze_values_match_brute_force(frozen, n, s):
     values = dm.TurnValues(CLAIMS, -5.0)
-    ours = dm.reroll_with_freeze(values, dm.counts_of(frozen), n, s)[0]
+    ours = values.reroll(n, s, dm.counts_of(frozen))[0]
     assert ours == pytest.approx(brute_value(CLAIMS, -5.0, n, s, frozen))
 
 

@@ -20,6 +20,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +243,7 @@ class DairymanState(GameState):
 
     def legal_moves(self) -> list[Move]:
         if self.phase == LOCK:
-            moves = [entry[0] for entry in dice_math.lock_table(self.roll, self.barn_label)]
+            moves = [entry[0] for entry in dice_math.lock_table(self.roll)]
             if not moves:
                 moves.append(Move("fail"))
             return moves + self._flip_moves() + self._ability_moves()
@@ -309,6 +310,10 @@ class DairymanState(GameState):
 
     def _lock(self, move: Move) -> DairymanState:
         self._need_phase("locking sets", LOCK)
+        known = dice_math.lock_outcome(self.roll, move)
+        if known is not None:  # a lock exactly as legal_moves lists it: already checked
+            locked, pool = known
+            return self._locked(locked, pool)
         sets = move.get("sets")
         if not isinstance(sets, (list, tuple)) or not sets:
             raise RuleError("lock a set", "name at least one set to lock, e.g. sets=[[\"white:6\", \"white:4\"]]")
@@ -324,9 +329,12 @@ class DairymanState(GameState):
                 raise RuleError("set of ten", f"{shown} totals {total}: a set must total exactly 10")
             taken, pool = take_dice(pool, dice)
             locked.append(tuple(sorted(taken)))
+        return self._locked(tuple(locked), tuple(pool))
+
+    def _locked(self, locked: tuple, pool: tuple[Die, ...]) -> DairymanState:
         barn = min(self.roll_no, len(self.barns)) - 1
-        barns = tuple(b + tuple(locked) if i == barn else b for i, b in enumerate(self.barns))
-        return self._with(roll=tuple(pool), barns=barns, phase=CONTINUE, events=())
+        barns = tuple(b + locked if i == barn else b for i, b in enumerate(self.barns))
+        return self._with(roll=pool, barns=barns, phase=CONTINUE, events=())
 
     def _fail(self, move: Move) -> DairymanState:
         self._need_phase("failing", LOCK, CONTINUE)
@@ -481,18 +489,7 @@ class DairymanState(GameState):
 
     def claimable_subsets(self) -> list[tuple[int, ...]]:
         """Every non-empty set of display tiles the barns can pay for (identical tiles once)."""
-        budget = self.barn_total
-        found, seen = [], set()
-        display = self.display
-        for mask in range(1, 1 << len(display)):
-            ids = tuple(t for i, t in enumerate(display) if mask >> i & 1)
-            if sum(self.tiles[t].value for t in ids) > budget:
-                continue
-            key = tuple(sorted((self.tiles[t].kind, self.tiles[t].value, self.tiles[t].face or 0) for t in ids))
-            if key not in seen:
-                seen.add(key)
-                found.append(ids)
-        return found
+        return _claimable(self.tiles, self.display, self.barn_total)
 
     # -- scores and alerts ------------------------------------------------------------
     def score_breakdown(self) -> dict[str, dict[str, int]]:
@@ -534,7 +531,7 @@ class DairymanState(GameState):
             found.append(Alert("spoilage_coming", "One backorder token left: the next failure spoils milk "
                                f"(most backorders now: {', '.join(who)}, counting the failing player's new token)",
                                "warning", tuple(who)))
-        if self.phase == LOCK and not dice_math.enumerate_locks(self.roll):
+        if self.phase == LOCK and not self.roll_has_set():
             cost = (f"-{RULES['tokens']['backorder_penalty']} points"
                     + (", and spoilage" if self.backorder_supply == 1 else ""))
             found.append(Alert("roll_failed", f"No set of 10 in this roll: {me} fails to produce milk, "
@@ -614,6 +611,20 @@ class DairymanState(GameState):
 
     def __hash__(self) -> int:
         return hash((self.current, self.phase, self.roll, self.stack, self.display))
+
+
+@lru_cache(maxsize=4096)
+def _claimable(tiles: tuple[Tile, ...], display: tuple[int, ...], budget: int) -> list[tuple[int, ...]]:
+    found, seen = [], set()
+    for mask in range(1, 1 << len(display)):
+        ids = tuple(t for i, t in enumerate(display) if mask >> i & 1)
+        if sum(tiles[t].value for t in ids) > budget:
+            continue
+        key = tuple(sorted((tiles[t].kind, tiles[t].value, tiles[t].face or 0) for t in ids))
+        if key not in seen:
+            seen.add(key)
+            found.append(ids)
+    return found
 
 
 def starting_colours(reds: int) -> tuple[str, ...]:

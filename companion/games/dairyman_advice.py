@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, product
 from math import factorial
 
 from companion.engine import Die, Move, Suggestion
@@ -118,17 +118,19 @@ def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[i
 
     At least one die must still be rolled.  Returns the probability that the re-roll
     holds a set and the frozen count vector; among equal odds, fewer tokens wins.
+    Freezing more dice of a face than any set uses never beats rolling them, so those
+    choices are skipped.
     """
     n = sum(counts)
-    best = (p_set((0,) * 6, n), (0,) * 6)
-    for frozen in sub_counts(counts, min(tokens, n - 1)):
+    best_hits, best_size, best_frozen = set_outcomes((0,) * 6, n), 0, (0,) * 6
+    for frozen in sub_counts(capped(counts), min(tokens, n - 1)):
         size = sum(frozen)
-        if size == 0:
+        if not size:
             continue
-        p = p_set(frozen, n - size)
-        if p > best[0] or (p == best[0] and size < sum(best[1])):
-            best = (p, frozen)
-    return best
+        hits = set_outcomes(frozen, n - size) * 6 ** size  # over 6**n, like best_hits
+        if hits > best_hits or (hits == best_hits and size < best_size):
+            best_hits, best_size, best_frozen = hits, size, frozen
+    return Fraction(best_hits, 6 ** n), best_frozen
 
 
 # -- how many sets a roll can lock, and with how few dice ------------------------------
@@ -155,12 +157,18 @@ def lock_options(counts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
 
 
 @cache
-def lock_option_distribution(n: int) -> tuple[tuple[tuple[tuple[int, int], ...], int], ...]:
-    """Rolling ``n`` dice: each :func:`lock_options` outcome with its number of ordered rolls."""
+def _roll_multisets(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Each multiset of faces ``n`` dice can show, with its number of ordered rolls."""
+    return tuple((counts, _multiplicity(counts))
+                 for counts in (counts_of(faces) for faces in combinations_with_replacement(range(1, 7), n)))
+
+
+@cache
+def lock_option_distribution(n: int, frozen: tuple[int, ...] = (0,) * 6) -> tuple[tuple[tuple, int], ...]:
+    """Rolling ``n`` dice beside ``frozen``: each :func:`lock_options` outcome with its number of rolls."""
     grouped: Counter = Counter()
-    for faces in combinations_with_replacement(range(1, 7), n):
-        counts = counts_of(faces)
-        grouped[lock_options(counts)] += _multiplicity(counts)
+    for counts, weight in _roll_multisets(n):
+        grouped[lock_options(_add(frozen, counts))] += weight
     return tuple(grouped.items())
 
 
@@ -177,6 +185,7 @@ class TurnValues:
         self.claim_points = claim_points
         self.fail_points = fail_points
         self._memo: dict[tuple[int, int], tuple[float, float, bool]] = {}
+        self._rerolls: dict[tuple, tuple[float, float]] = {}
 
     def claim(self, sets: int) -> float:
         return self.claim_points[min(sets, len(self.claim_points) - 1)]
@@ -195,18 +204,23 @@ class TurnValues:
         self._memo[key] = result
         return result
 
-    def reroll(self, n: int, sets: int) -> tuple[float, float]:
-        """Expected (points, barn total) of re-rolling ``n`` dice now and playing on well."""
+    def reroll(self, n: int, sets: int, frozen: tuple[int, ...] = (0,) * 6) -> tuple[float, float]:
+        """Expected (points, barn total) of re-rolling ``n`` dice beside ``frozen`` and playing on well."""
+        key = (n, sets, frozen)
+        if key in self._rerolls:
+            return self._rerolls[key]
+        size = n + sum(frozen)
         value = total = 0.0
-        for options, weight in lock_option_distribution(n):
+        for options, weight in lock_option_distribution(n, frozen):
             if not options:
                 value += weight * self.fail_points
                 continue
-            best = max((self._solve(n - used, sets + k) for k, used in options), key=lambda r: (r[0], r[1]))
+            best = max((self._solve(size - used, sets + k) for k, used in options), key=lambda r: (r[0], r[1]))
             value += weight * best[0]
             total += weight * best[1]
         outcomes = 6 ** n
-        return value / outcomes, total / outcomes
+        self._rerolls[key] = result = (value / outcomes, total / outcomes)
+        return result
 
     def value(self, n: int, sets: int) -> float:
         return self._solve(n, sets)[0]
@@ -223,45 +237,14 @@ def turn_values(claim_points: tuple[float, ...], fail_points: float) -> TurnValu
     return TurnValues(claim_points, fail_points)
 
 
-def reroll_with_freeze(values: TurnValues, frozen: tuple[int, ...], n: int, sets: int) -> tuple[float, float]:
-    """Expected (points, barn total) of re-rolling ``n`` dice beside the ``frozen`` faces."""
-    if not any(frozen):
-        return values.reroll(n, sets)
-    return _reroll_with_freeze(values, frozen, n, sets)
-
-
-@lru_cache(maxsize=65536)
-def _reroll_with_freeze(values: TurnValues, frozen: tuple[int, ...], n: int, sets: int) -> tuple[float, float]:
-    size = n + sum(frozen)
-    value = total = 0.0
-    for faces in combinations_with_replacement(range(1, 7), n):
-        rolled = counts_of(faces)
-        weight = _multiplicity(rolled)
-        options = lock_options(_add(frozen, rolled))
-        if not options:
-            value += weight * values.fail_points
-            continue
-        best = max(((values.value(size - used, sets + k), values.total(size - used, sets + k))
-                    for k, used in options))
-        value += weight * best[0]
-        total += weight * best[1]
-    outcomes = 6 ** n
-    return value / outcomes, total / outcomes
-
-
 # -- the locks a coloured roll allows ---------------------------------------------------
 # Dice are coded as small integers, ordered like ``Die`` (by value, then colour name), so
 # a roll is a count vector over codes and sets are code tuples.
 DIE_COLOURS = ("red", "white", "yellow")
 _CODES = {(v, c): (v - 1) * len(DIE_COLOURS) + i for v in range(1, 7) for i, c in enumerate(DIE_COLOURS)}
 _DICE = tuple(Die(v, c) for v in range(1, 7) for c in DIE_COLOURS)
-# Every set as a tuple of codes (a multiset of 2-3 coded dice totalling ten).
-_CODED_SETS = tuple(
-    picks
-    for size in SET_SIZES
-    for picks in combinations_with_replacement(range(len(_DICE)), size)
-    if sum(_DICE[i].value for i in picks) == SET_TOTAL
-)
+def die_text(die: Die) -> str:
+    return f"{die.colour}:{die.value}"
 
 
 def die_code(die: Die) -> int:
@@ -275,9 +258,27 @@ def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
     return tuple(counts)
 
 
+def _fitting_sets(counts: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every coded set the roll ``counts`` can form: face patterns, then colours per face."""
+    width = len(DIE_COLOURS)
+    faces = [sum(counts[f * width:(f + 1) * width]) for f in range(6)]
+    found = []
+    for pattern in SET_PATTERNS:
+        if any(f < p for f, p in zip(faces, pattern)):
+            continue
+        per_face = []
+        for face, need in enumerate(pattern):
+            if need:
+                codes = [c for c in range(face * width, (face + 1) * width) if counts[c]]
+                per_face.append([pick for pick in combinations_with_replacement(codes, need)
+                                 if all(counts[c] >= pick.count(c) for c in pick)])
+        found.extend(tuple(c for part in combo for c in part) for combo in product(*per_face))
+    return found
+
+
 @lru_cache(maxsize=65536)
 def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    fitting = [s for s in _CODED_SETS if all(counts[c] >= s.count(c) for c in s)]
+    fitting = _fitting_sets(counts)
     available = list(counts)
     locks: list[tuple[tuple[int, ...], ...]] = []
     chosen: list[tuple[int, ...]] = []
@@ -305,10 +306,6 @@ def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], .
     Locks that differ only by which of two identical dice is used appear once.
     """
     return tuple(tuple(tuple(_DICE[c] for c in s) for s in lock) for lock in _coded_locks(_code_counts(roll)))
-
-
-def roll_has_lock(roll: Sequence[Die]) -> bool:
-    return has_set(counts_of(d.value for d in roll))
 
 
 # -- advice -----------------------------------------------------------------------------
@@ -350,9 +347,8 @@ class _Adviser:
     def best_lock_points(self, roll: tuple[Die, ...]) -> float:
         """Expected points of the best lock from ``roll`` (the failure's points if none)."""
         best = self.fail_points
-        for lock in enumerate_locks(roll):
-            used = sum(len(s) for s in lock)
-            best = max(best, self.values.value(len(roll) - used, self.sets + len(lock)))
+        for entry in lock_table(roll):
+            best = max(best, self.values.value(entry[3], self.sets + entry[4]))
         return best
 
     @property
@@ -368,27 +364,42 @@ class _Adviser:
         return self._current_best
 
 
-def die_text(die: Die) -> str:
-    return f"{die.colour}:{die.value}"
-
-
 def lock_text(sets: Sequence[Sequence[Die]], barn: str) -> str:
-    return f"lock {', '.join('+'.join(str(d) for d in s) for s in sets)} on barn {barn}"
+    return f"lock {', '.join('+'.join(die_text(d) for d in s) for s in sets)} on barn {barn}"
 
 
-def lock_table(roll: Sequence[Die], barn: str) -> tuple[tuple, ...]:
-    """Each lock of ``roll``: (move, text, faces left, dice left, sets, uses the yellow die)."""
-    return _lock_table(_code_counts(roll), barn)
+def lock_table(roll: Sequence[Die]) -> tuple[tuple, ...]:
+    """Each lock of ``roll``: (move, sets as text, faces left, dice left, sets, uses the yellow die)."""
+    return _lock_table(_code_counts(roll))
+
+
+def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...]] | None:
+    """(sets locked, dice left) if ``move`` is a lock of ``roll`` exactly as listed, else None."""
+    counts = _code_counts(roll)
+    lock = _lock_index(counts).get(move)
+    if lock is None:
+        return None
+    left = list(counts)
+    for s in lock:
+        for c in s:
+            left[c] -= 1
+    sets = tuple(tuple(_DICE[c] for c in s) for s in lock)
+    return sets, tuple(_DICE[c] for c, n in enumerate(left) for _ in range(n))
+
+
+@lru_cache(maxsize=4096)
+def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[tuple[int, ...], ...]]:
+    return {entry[0]: lock for entry, lock in zip(_lock_table(counts), _coded_locks(counts))}
 
 
 _YELLOW_CODES = frozenset(code for (_, colour), code in _CODES.items() if colour == "yellow")
+_CODE_TEXT = tuple(die_text(d) for d in _DICE)
 
 
 @lru_cache(maxsize=65536)
-def _lock_table(counts: tuple[int, ...], barn: str) -> tuple[tuple, ...]:
-    faces = [0] * 6
-    for code, n in enumerate(counts):
-        faces[code // len(DIE_COLOURS)] += n
+def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
+    width = len(DIE_COLOURS)
+    faces = [sum(counts[f * width:(f + 1) * width]) for f in range(6)]
     size = sum(counts)
     table = []
     for lock in _coded_locks(counts):
@@ -397,11 +408,10 @@ def _lock_table(counts: tuple[int, ...], barn: str) -> tuple[tuple, ...]:
         for s in lock:
             used += len(s)
             for c in s:
-                left[c // len(DIE_COLOURS)] -= 1
-        dice = [[_DICE[c] for c in s] for s in lock]
-        move = Move("lock", (("sets", tuple(tuple(die_text(d) for d in s) for s in dice)),))
-        table.append((move, lock_text(dice, barn), tuple(left), size - used, len(lock),
-                      any(c in _YELLOW_CODES for s in lock for c in s)))
+                left[c // width] -= 1
+        texts = tuple(tuple(_CODE_TEXT[c] for c in s) for s in lock)
+        table.append((Move("lock", (("sets", texts),)), ", ".join("+".join(t) for t in texts), tuple(left),
+                      size - used, len(lock), any(c in _YELLOW_CODES for s in lock for c in s)))
     return tuple(table)
 
 
@@ -459,7 +469,9 @@ def advise(state) -> list[Suggestion]:
     ranked = []
     freeze_moves = []
     if state.phase == "lock":
-        for move, text, faces, _, sets, uses_yellow in lock_table(state.roll, state.barn_label):
+        barn = state.barn_label
+        for move, shown, faces, _, sets, uses_yellow in lock_table(state.roll):
+            text = f"lock {shown} on barn {barn}"
             figures, reason, key = _lock_advice(adviser.values, adviser.tokens, faces, adviser.sets + sets)
             ranked.append((key + (uses_yellow, text), Suggestion(move, text, figures, reason)))
     for move in moves:
@@ -532,9 +544,8 @@ def _suggest_ability(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, S
         rolled = [d for d in state.roll if d.value == face]
     kept = _remove(state.roll, rolled)
     p = p_set(counts_of(d.value for d in kept), len(rolled))
-    has_lock = bool(enumerate_locks(state.roll))
     figures = {"p_set_after": float(p), "dice_rerolled": len(rolled)}
-    if has_lock:
+    if state.roll_has_set():
         # With a set already showing, the advice locks instead (ability kept for later).
         figures["expected_points"] = None
         reason = "a set is already showing: lock it instead"
@@ -570,7 +581,7 @@ def _suggest_rerolls(adviser: _Adviser, moves: list[Move]) -> list[tuple[tuple, 
                    "p_more_set_with_freeze": float(odds[faces]), "frozen": size,
                    "dice_rolled": n - size}
         if faces in exact:
-            points, total = reroll_with_freeze(adviser.values, faces, n - size, adviser.sets)
+            points, total = adviser.values.reroll(n - size, adviser.sets, faces)
             figures.update(expected_points=round(points, 3), expected_total=round(total, 3))
             stop = adviser.values.claim(adviser.sets)
             reason = (f"{_percent(odds[faces])} to lock another set; expected {points:.1f} points against "

@@ -1,0 +1,79 @@
+"""Game benchmarks for ``companion bench games``: how fast whole games simulate and how
+long the advice takes on the hardest Dairyman roll.  Run on one core; figures are
+wall-clock seconds from ``time.perf_counter``."""
+from __future__ import annotations
+
+import time
+
+from companion.engine import parse_dice
+from companion.games import dairyman_advice, get_game
+from companion.simulate import play_game
+
+# The Dairyman roll of 12 dice (7 white, 1 yellow, 4 red) with the most legal locks that
+# a hill climb over faces found: 869 distinct ways to lock one or more sets.
+WORST_DAIRYMAN_ROLL = ("white:1 white:2 white:3 white:4 white:5 white:5 white:6 yellow:5 "
+                       "red:2 red:3 red:4 red:5")
+
+# Caches that belong to one roll (the per-game-size tables are built once per process).
+_ROLL_CACHES = (dairyman_advice._coded_locks, dairyman_advice._lock_table, dairyman_advice._lock_advice,
+                dairyman_advice.best_freeze)
+
+
+def simulate_rate(game_name: str = "dairyman", players: int = 3, games: int = 200, seed: int = 0,
+                  warmup: int = 20) -> dict:
+    """Games per second of the advice playing itself (``companion simulate``'s loop).
+
+    ``warmup`` games are played first and not timed, so the figure is the steady rate
+    once the per-process tables exist.
+    """
+    game = get_game(game_name)
+    names = game.default_players(players)
+    for i in range(warmup):
+        play_game(game, names, seed - warmup + i)
+    start = time.perf_counter()
+    for i in range(games):
+        play_game(game, names, seed + i)
+    elapsed = time.perf_counter() - start
+    return {"game": game.name, "players": players, "games": games, "seconds": round(elapsed, 3),
+            "games_per_second": round(games / elapsed, 1)}
+
+
+def dairyman_worst_suggest(repeats: int = 20) -> dict:
+    """Milliseconds to advise on :data:`WORST_DAIRYMAN_ROLL` with four freeze tokens in hand.
+
+    ``first_ms``: the first call in this process (builds the odds tables);
+    ``cold_ms``: best of ``repeats`` calls with the per-roll caches cleared;
+    ``warm_ms``: best of ``repeats`` calls with every cache filled.
+    """
+    game = get_game("dairyman")
+    data = game.new_game(game.default_players(4), seed=0).to_json()
+    data["backorders"] = [4, 0, 0, 0]
+    data["freeze"] = [4, 0, 0, 0]
+    data["reds"] = 4
+    data["pending"] = {"kept": [], "colours": ["white"] * 7 + ["yellow"] + ["red"] * 4}
+    state = game.state_from_json(data).apply_roll(parse_dice(WORST_DAIRYMAN_ROLL))
+
+    start = time.perf_counter()
+    suggestions = game.advise(state)
+    first = time.perf_counter() - start
+    cold = []
+    for _ in range(repeats):
+        for cache in _ROLL_CACHES:
+            cache.cache_clear()
+        start = time.perf_counter()
+        game.advise(state)
+        cold.append(time.perf_counter() - start)
+    warm = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        game.advise(state)
+        warm.append(time.perf_counter() - start)
+    return {"roll": WORST_DAIRYMAN_ROLL, "freeze_tokens": 4, "moves": len(suggestions),
+            "first_ms": round(first * 1000, 2), "cold_ms": round(min(cold) * 1000, 2),
+            "warm_ms": round(min(warm) * 1000, 2)}
+
+
+def dairyman_benchmarks(games: int = 200) -> dict:
+    """Everything ``companion bench games`` reports for Dairyman."""
+    return {"simulate": [simulate_rate("dairyman", p, games) for p in (2, 3, 4)],
+            "worst_suggest": dairyman_worst_suggest()}

@@ -38,6 +38,17 @@ def simulate_rate(game_name: str = "dairyman", players: int = 3, games: int = 20
             "games_per_second": round(games / elapsed, 1)}
 
 
+def dairyman_worst_roll_state():
+    """A 4-player Dairyman turn: 4 backorder tokens (4 red dice), 4 freeze tokens, the worst roll."""
+    game = get_game("dairyman")
+    data = game.new_game(game.default_players(4), seed=0).to_json()
+    data["backorders"] = [4, 0, 0, 0]
+    data["freeze"] = [4, 0, 0, 0]
+    data["reds"] = 4
+    data["pending"] = {"kept": [], "colours": ["white"] * 7 + ["yellow"] + ["red"] * 4}
+    return game.state_from_json(data).apply_roll(parse_dice(WORST_DAIRYMAN_ROLL))
+
+
 def dairyman_worst_suggest(repeats: int = 20) -> dict:
     """Milliseconds to advise on :data:`WORST_DAIRYMAN_ROLL` with four freeze tokens in hand.
 
@@ -46,13 +57,7 @@ def dairyman_worst_suggest(repeats: int = 20) -> dict:
     ``warm_ms``: best of ``repeats`` calls with every cache filled.
     """
     game = get_game("dairyman")
-    data = game.new_game(game.default_players(4), seed=0).to_json()
-    data["backorders"] = [4, 0, 0, 0]
-    data["freeze"] = [4, 0, 0, 0]
-    data["reds"] = 4
-    data["pending"] = {"kept": [], "colours": ["white"] * 7 + ["yellow"] + ["red"] * 4}
-    state = game.state_from_json(data).apply_roll(parse_dice(WORST_DAIRYMAN_ROLL))
-
+    state = dairyman_worst_roll_state()
     start = time.perf_counter()
     suggestions = game.advise(state)
     first = time.perf_counter() - start

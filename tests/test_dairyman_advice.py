@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.bench_games import dairyman_worst_roll_state
 from companion.engine import Die, Move, parse_dice
 from companion.games import dairyman_advice as dm
 from companion.games import get_game
@@ -233,3 +234,23 @@ def test_every_decision_node_of_simulated_games_has_advice_for_each_legal_move()
             assert all(s.text and s.reason for s in suggestions)
             state = state.apply(suggestions[0].move)
         assert sum(len(t) for t in state.owned) + len(state.display) + len(state.stack) == 22
+
+
+def test_worst_twelve_dice_roll_lists_every_lock_with_freeze_odds():
+    state = dairyman_worst_roll_state()
+    suggestions = GAME.advise(state)
+    assert {tuple(sorted(tuple(sorted(x)) for x in s.move.to_json()["sets"])) for s in suggestions} == {
+        tuple(sorted(tuple(sorted(f"{c}:{v}" for c, v in s)) for s in lock)) for lock in brute_locks(state.roll)}
+    assert len(suggestions) == len(brute_locks(state.roll))
+    for s in suggestions:
+        p, _ = dm.best_freeze(dm.counts_of(int(d.split(":")[1]) for d in _left(state, s.move)), 4)
+        if s.advice["dice_left"] > 1:
+            assert s.advice["p_more_set_with_freeze"] == float(p)
+
+
+def _left(state, move):
+    pool = [dm.die_text(d) for d in state.roll]
+    for group in move.to_json()["sets"]:
+        for d in group:
+            pool.remove(d)
+    return pool

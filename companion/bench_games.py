@@ -16,7 +16,7 @@ WORST_DAIRYMAN_ROLL = ("white:1 white:2 white:3 white:4 white:5 white:5 white:6 
 
 # Caches that belong to one roll (the per-game-size tables are built once per process).
 _ROLL_CACHES = (dairyman_advice._coded_locks, dairyman_advice._lock_table, dairyman_advice._lock_advice,
-                dairyman_advice.best_freeze)
+                dairyman_advice._best_freeze)
 
 
 def simulate_rate(game_name: str = "dairyman", players: int = 3, games: int = 200, seed: int = 0,

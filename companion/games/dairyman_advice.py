@@ -112,7 +112,6 @@ def sub_counts(counts: tuple[int, ...], most: int):
     return walk(0, most)
 
 
-@cache
 def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[int, ...]]:
     """The best dice to freeze before re-rolling ``counts`` with ``tokens`` freeze tokens.
 
@@ -122,8 +121,13 @@ def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[i
     choices are skipped.
     """
     n = sum(counts)
+    return _best_freeze(capped(counts), n, min(tokens, n - 1))
+
+
+@cache
+def _best_freeze(useful: tuple[int, ...], n: int, most: int) -> tuple[Fraction, tuple[int, ...]]:
     best_hits, best_size, best_frozen = set_outcomes((0,) * 6, n), 0, (0,) * 6
-    for frozen in sub_counts(capped(counts), min(tokens, n - 1)):
+    for frozen in sub_counts(useful, most):
         size = sum(frozen)
         if not size:
             continue
@@ -279,22 +283,23 @@ def _fitting_sets(counts: tuple[int, ...]) -> list[tuple[int, ...]]:
 @lru_cache(maxsize=65536)
 def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
     fitting = _fitting_sets(counts)
+    needs = [tuple(Counter(candidate).items()) for candidate in fitting]
     available = list(counts)
     locks: list[tuple[tuple[int, ...], ...]] = []
     chosen: list[tuple[int, ...]] = []
 
     def walk(start: int) -> None:
         for index in range(start, len(fitting)):
-            candidate = fitting[index]
-            for c in candidate:
-                available[c] -= 1
-            if min(available[c] for c in candidate) >= 0:
-                chosen.append(candidate)
+            need = needs[index]
+            if all(available[c] >= k for c, k in need):
+                for c, k in need:
+                    available[c] -= k
+                chosen.append(fitting[index])
                 locks.append(tuple(chosen))
                 walk(index)
                 chosen.pop()
-            for c in candidate:
-                available[c] += 1
+                for c, k in need:
+                    available[c] += k
 
     walk(0)
     return tuple(locks)

@@ -244,15 +244,11 @@ def turn_values(claim_points: tuple[float, ...], fail_points: float) -> TurnValu
 # -- the locks a coloured roll allows ---------------------------------------------------
 # Dice are coded as small integers, ordered like ``Die`` (by value, then colour name), so
 # a roll is a count vector over codes and sets are code tuples.
-DIE_COLOURS = ("red", "white", "yellow")
-_CODES = {(v, c): (v - 1) * len(DIE_COLOURS) + i for v in range(1, 7) for i, c in enumerate(DIE_COLOURS)}
-_DICE = tuple(Die(v, c) for v in range(1, 7) for c in DIE_COLOURS)
+_CODE_COLOURS = ("red", "white", "yellow")
+_CODES = {(v, c): (v - 1) * len(_CODE_COLOURS) + i for v in range(1, 7) for i, c in enumerate(_CODE_COLOURS)}
+_DICE = tuple(Die(v, c) for v in range(1, 7) for c in _CODE_COLOURS)
 def die_text(die: Die) -> str:
     return f"{die.colour}:{die.value}"
-
-
-def die_code(die: Die) -> int:
-    return _CODES[(die.value, die.colour)]
 
 
 def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
@@ -264,7 +260,7 @@ def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
 
 def _fitting_sets(counts: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Every coded set the roll ``counts`` can form: face patterns, then colours per face."""
-    width = len(DIE_COLOURS)
+    width = len(_CODE_COLOURS)
     faces = [sum(counts[f * width:(f + 1) * width]) for f in range(6)]
     found = []
     for pattern in SET_PATTERNS:
@@ -403,7 +399,7 @@ _CODE_TEXT = tuple(die_text(d) for d in _DICE)
 
 @lru_cache(maxsize=65536)
 def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
-    width = len(DIE_COLOURS)
+    width = len(_CODE_COLOURS)
     faces = [sum(counts[f * width:(f + 1) * width]) for f in range(6)]
     size = sum(counts)
     table = []

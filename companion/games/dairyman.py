@@ -355,6 +355,8 @@ class DairymanState(GameState):
         if len(frozen_specs) > self.freeze[me]:
             raise RuleError("freeze", f"freezing {len(frozen_specs)} dice needs {len(frozen_specs)} freeze tokens; "
                             f"{self.players[me]} has {self.freeze[me]}")
+        # Our reading: a re-roll rolls at least one die (freezing every die would earn a
+        # token and move to the next barn without rolling anything).
         if frozen_specs and len(frozen_specs) >= len(self.roll):
             raise RuleError("freeze", "at least one die must be rolled: freeze fewer dice")
         frozen, rolled = take_dice(self.roll, frozen_specs, rule="freeze")
@@ -362,7 +364,8 @@ class DairymanState(GameState):
         tokens[me] -= len(frozen)
         roll_no = self.roll_no + 1
         # A token is earned as the re-roll is declared, after freezing for it (our
-        # reading), so it can pay for a later freeze or flip but not this re-roll.
+        # reading), so it can pay for a later freeze or flip but not this re-roll; an
+        # empty supply gives nothing.
         earned = roll_no >= self.options["freeze_earned_from_roll"] and self.freeze_total - sum(tokens) > 0
         if earned:
             tokens[me] += 1
@@ -378,6 +381,8 @@ class DairymanState(GameState):
         if len(set(ids)) != len(ids) or not set(ids) <= set(self.display):
             shown = ", ".join(f"#{i}" for i in self.display)
             raise RuleError("claim", f"claim distinct tiles from the display ({shown})")
+        # Any non-empty set of display tiles the barns can pay for is a legal claim;
+        # claiming less than the barns could buy is allowed, the rest is lost.
         cost = sum(self.tiles[i].value for i in ids)
         if cost > self.barn_total:
             raise RuleError("claim limit", f"the tiles cost {cost} but the barns hold {self.barn_total}")
@@ -405,6 +410,8 @@ class DairymanState(GameState):
                           flipped=self.flipped | {tile.id}, events=())
 
     def _ability(self, move: Move) -> DairymanState:
+        # Our reading: an ability re-rolls dice of the roll just made, before locking
+        # (after locking, the next normal re-roll rolls every unlocked die anyway).
         self._need_phase("an ice cream re-roll", LOCK)
         tile = self._own_tile(move.get("tile"))
         if tile.kind != "ice_cream" or tile.id not in self.flipped:
@@ -451,6 +458,7 @@ class DairymanState(GameState):
         for i, count in enumerate(self.backorders):
             milk = [t for t in owned[i] if t not in self.flipped]
             if count == most and milk:
+                # Equal values: the tile first in the rules data (ice cream side before cheese).
                 worst = max(milk, key=lambda t: (self.tiles[t].value, -t))
                 owned[i].remove(worst)
                 discarded.append(worst)

@@ -5,9 +5,15 @@ exact: they come from enumerating the multisets of faces a roll can show, weight
 how many of the 6**n ordered outcomes give each multiset, never from sampling.
 
 The advice ranks moves by expected points this turn: tile points claimed, or the
-backorder penalty on a failure.  Future re-rolls are valued by an exact dynamic
-programme over (unlocked dice, sets locked) that re-rolls without freezing; the
-immediate re-roll is valued exactly with each of the best freeze choices.
+backorder penalty on a failure (``fail_points`` in the rules data).  Future re-rolls
+are valued by an exact dynamic programme over (unlocked dice, sets locked) that
+re-rolls without freezing and ignores tokens earned later; the immediate re-roll is
+valued exactly for no freeze and for the best few freeze choices by odds, the other
+freeze choices get their exact odds only.  Flips and ice cream abilities are ranked
+by simpler rules, each stated where it is made: a cheese flip by its +5 against the
+expected points the yellow die was worth, an ice cream flip as soon as a token
+allows, an ability only on a roll without a set (assuming the rescued roll then
+locks one pair).
 
 A *count vector* is a 6-tuple: ``counts[v - 1]`` dice show ``v``.
 """
@@ -474,7 +480,7 @@ def advise(state) -> list[Suggestion]:
         for move, shown, faces, _, sets, uses_yellow in lock_table(state.roll):
             text = f"lock {shown} on barn {barn}"
             figures, reason, key = _lock_advice(adviser.values, adviser.tokens, faces, adviser.sets + sets)
-            ranked.append((key + (uses_yellow, text), Suggestion(move, text, figures, reason)))
+            ranked.append((key + (uses_yellow, text), Suggestion(move, text, dict(figures), reason)))
     for move in moves:
         if move.kind == "reroll":
             freeze_moves.append(move)

@@ -1,0 +1,56 @@
+"""``companion bench``: the speed and accuracy figures of ``docs/benchmarks.md``.
+
+Each subject's figures come from a benchmark function beside the code it measures; this
+command only runs them, on one thread where the subject allows it, and prints the result.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import platform
+
+SUBJECTS = {
+    "games": [("companion.bench_games", "dairyman_benchmarks"), ("companion.bench_derby", "derby_games_per_second")],
+    "vision": [("companion.bench_vision", "run_all")],
+    "camera": [("companion.bench_camera", "settle_to_reading")],
+    "sessions": [("companion.session", "bench_sessions")],
+    "ui": [("ui.bench", "bench_ui")],
+}
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("bench", help="measure speed and accuracy (figures for docs/benchmarks.md)")
+    parser.add_argument("subject", choices=[*SUBJECTS, "all"], help="what to measure")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def machine() -> dict:
+    """The machine the figures were taken on."""
+    return {"python": platform.python_version(), "machine": platform.machine(), "system": platform.platform(),
+            "cpus": os.cpu_count(), "processor": _cpu_model()}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.lower().startswith(("model name", "model")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def run(args) -> int:
+    subjects = list(SUBJECTS) if args.subject == "all" else [args.subject]
+    report: dict = {"machine": machine()}
+    for subject in subjects:
+        for module_name, function_name in SUBJECTS[subject]:
+            function = getattr(importlib.import_module(module_name), function_name)
+            report[f"{subject}.{function_name}"] = function()
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(json.dumps(report, indent=2))
+    return 0

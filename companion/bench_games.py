@@ -78,7 +78,19 @@ def dairyman_worst_suggest(repeats: int = 20) -> dict:
             "warm_ms": round(min(warm) * 1000, 2)}
 
 
+def python_speed_us(repeats: int = 200) -> float:
+    """Best time of ``sum(range(1000))`` in microseconds: tells a loaded machine from an idle
+    one (about 10 us on an idle desktop core), so figures from different runs compare."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        sum(range(1000))
+        best = min(best, time.perf_counter() - start)
+    return round(best * 1e6, 1)
+
+
 def dairyman_benchmarks(games: int = 200) -> dict:
     """Everything ``companion bench games`` reports for Dairyman."""
-    return {"simulate": [simulate_rate("dairyman", p, games) for p in (2, 3, 4)],
+    return {"python_speed_us": python_speed_us(),
+            "simulate": [simulate_rate("dairyman", p, games) for p in (2, 3, 4)],
             "worst_suggest": dairyman_worst_suggest()}

@@ -105,7 +105,6 @@ class SimCamera(CameraSource):
         self._tumble_left = 0
         self._rest_count = 0
         self._rest_image, _ = render_scene([], seed=seed, size=self.size, **render_options)
-        self._tumble_image = self._rest_image
         # A few frames of sensor noise, cycled: every resting frame differs from the last, cheaply.
         self._noise = [self._rng.normal(0, self.sensor_noise, self._rest_image.shape).astype(np.int16)
                        for _ in range(SENSOR_NOISE_FRAMES)]
@@ -131,8 +130,6 @@ class SimCamera(CameraSource):
         dice = [(v, c or names[int(self._rng.integers(len(names)))]) for v, c in zip(values, self.request.colours)]
         scene_seed = int(self._rng.integers(1 << 31))
         self._rest_image, self.truth = render_scene(dice, seed=scene_seed, size=self.size, **self.render_options)
-        tumbling = [(int(self._rng.integers(1, 7)), c) for _, c in dice]
-        self._tumble_image, _ = render_scene(tumbling, seed=scene_seed + 1, size=self.size, **self.render_options)
         self._tumble_left = self.rolling_frames
         self._rest_count = 0
         self.throws += 1
@@ -144,13 +141,13 @@ class SimCamera(CameraSource):
         return self._tumble_left > 0
 
     def _tumble_frame(self) -> np.ndarray:
-        """The tumbling dice: a moving, smeared picture."""
-        h, w = self._tumble_image.shape[:2]
+        """The tumbling dice: the tray turned and shifted a little more each frame, and smeared."""
+        h, w = self._rest_image.shape[:2]
         angle = float(self._rng.uniform(-25, 25))
         shift = self._rng.uniform(-0.08, 0.08, 2) * (w, h)
         m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
         m[:, 2] += shift
-        moved = cv2.warpAffine(self._tumble_image, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+        moved = cv2.warpAffine(self._rest_image, m, (w, h), borderMode=cv2.BORDER_REFLECT)
         length = 9
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length

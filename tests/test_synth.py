@@ -32,16 +32,17 @@ def _gap(a, b):
 
 
 def _count_pips(img, d, dark_pips):
-    """Count pip blobs inside a die's face, straight from the pixels."""
+    """Count pip blobs inside a die's top face, straight from the pixels."""
     x, y, w, h = (round(v) for v in d.bbox)
     crop = cv2.cvtColor(img[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
     mask = np.zeros_like(crop)
-    inner = (_square(d) - d.center) * 0.8 + d.center - (x, y)
+    inner = (_square(d) - d.center) * 0.72 + d.center - (x, y)    # inside the bevel and rounded corners
     cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 255)
     _, binary = cv2.threshold(crop, 0, 255, (cv2.THRESH_BINARY_INV if dark_pips else cv2.THRESH_BINARY)
                               + cv2.THRESH_OTSU)
-    _n, _, stats, _ = cv2.connectedComponentsWithStats(binary & mask)
-    return sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] > 8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(binary & mask)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    return int(np.sum(areas > 0.3 * areas.max())) if len(areas) else 0
 
 
 def test_same_seed_same_image_and_other_seed_differs():
@@ -155,3 +156,25 @@ def test_bad_dice_give_a_one_line_error(bad):
 def test_too_many_big_dice_is_a_clear_error():
     with pytest.raises(UserError, match="cannot fit"):
         render_scene([(1, "white")] * 30, seed=0, die_size=(200, 250))
+
+
+def test_slanted_view_shows_side_faces_but_the_top_face_keeps_its_pips():
+    dice = [(v, "white") for v in range(1, 7)]
+    img, truth = render_scene(dice, seed=21, die_size=(70, 90), background="dark_felt", slanted_view=1.0,
+                              slant=(0.3, 0.3), **CLEAN)
+    for d in truth:
+        assert max(d.bbox[2], d.bbox[3]) > d.side * 1.05       # the sides widen the die's box
+        assert _count_pips(img, d, True) == d.value             # ...not the top face's pip count
+    for i, a in enumerate(truth):
+        for b in truth[i + 1:]:                                 # boxes with sides never cover another die's top
+            ax, ay, aw, ah = a.bbox
+            assert not (ax < b.center[0] < ax + aw and ay < b.center[1] < ay + ah)
+
+
+def test_tray_walls_keep_the_dice_off_the_frame_edge():
+    img, truth = random_scene(31, count=(10, 10), die_size=(30, 40), tray_wall=1.0, tray_wall_width=(0.08, 0.08))
+    h, w = img.shape[:2]
+    wall = 0.08 * min(w, h)
+    for d in truth:
+        x, y, bw, bh = d.bbox
+        assert min(x, y, w - x - bw, h - y - bh) >= wall

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -102,6 +103,10 @@ class RenderSettings:
     glare_strength: tuple[float, float] = (50.0, 110.0)   # added brightness at a glare spot's centre
     coloured_pips: float = 0.0         # chance that a die has coloured pips instead of black/white
     marble: float = 0.1                # chance that a die's plastic is marbled
+    slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
+    slant: tuple[float, float] = (0.12, 0.35)   # how far side faces show, fraction of the side
+    tray_wall: float = 0.0             # chance that the tray's walls show at the frame's edges
+    tray_wall_width: tuple[float, float] = (0.04, 0.10)  # wall width, fraction of the frame's short side
     light_gradient: tuple[float, float] = (0.0, 0.30)   # brightness change across the frame
     vignette: tuple[float, float] = (0.0, 0.18)         # darkening in the corners
     shadow_strength: tuple[float, float] = (0.25, 0.5)  # darkening under a die's shadow
@@ -168,25 +173,47 @@ class _Placed:
     side: float
     angle: float          # radians
     touching: bool = False
+    lift: tuple[float, float] = (0.0, 0.0)   # where the die's base shows, seen from a slanted camera
 
-    def corners(self, grow: float = 0.0) -> np.ndarray:
-        half = self.side / 2 + grow
+    def corners(self) -> np.ndarray:
+        """The top face's sharp corners, in frame pixels, in order around the square."""
+        half = self.side / 2
         c, s = math.cos(self.angle), math.sin(self.angle)
         local = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
         rot = np.array([[c, -s], [s, c]])
         return local @ rot.T + (self.cx, self.cy)
 
+    @cached_property
+    def polygon(self) -> np.ndarray:
+        """Everything of the die the camera sees: the top face and any side faces (convex)."""
+        top = self.corners()
+        if self.lift == (0.0, 0.0):
+            return top
+        both = np.vstack([top, top + self.lift]).astype(np.float32)
+        return cv2.convexHull(both).reshape(-1, 2).astype(np.float64)
+
+    @property
+    def reach(self) -> float:
+        """Radius of a circle round the centre that holds the whole die."""
+        return self.side / math.sqrt(2) + math.hypot(*self.lift)
+
 
 def _gap(a: _Placed, b: _Placed) -> float:
-    """Separating distance between two squares (negative when they overlap)."""
-    pa, pb = a.corners(), b.corners()
-    best = -math.inf
-    for angle in (a.angle, b.angle):
-        for axis in ((math.cos(angle), math.sin(angle)), (-math.sin(angle), math.cos(angle))):
-            proj_a, proj_b = pa @ axis, pb @ axis
-            sep = max(proj_b.min() - proj_a.max(), proj_a.min() - proj_b.max())
-            best = max(best, sep)
-    return best
+    """Separating distance between two dice's outlines (negative when they overlap)."""
+    pa, pb = a.polygon, b.polygon
+    edges = np.vstack([np.roll(pa, -1, axis=0) - pa, np.roll(pb, -1, axis=0) - pb])
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    keep = lengths > 1e-9
+    axes = np.stack([-edges[keep, 1], edges[keep, 0]], axis=1) / lengths[keep, None]
+    proj_a, proj_b = pa @ axes.T, pb @ axes.T
+    return float(np.max(np.maximum(proj_b.min(0) - proj_a.max(0), proj_a.min(0) - proj_b.max(0))))
+
+
+def _apart(a: _Placed, b: _Placed, need: float) -> bool:
+    """True when the two dice are at least ``need`` pixels apart (negative: may overlap that much)."""
+    if math.hypot(a.cx - b.cx, a.cy - b.cy) - a.reach - b.reach >= need:
+        return True          # far apart: no need for the exact test
+    return _gap(a, b) >= need
 
 
 def _normalise(item) -> tuple[int, str | None, str | None]:
@@ -240,6 +267,20 @@ def _background(rng: np.random.Generator, w: int, h: int, name: str) -> np.ndarr
     return img + blotches
 
 
+def _draw_tray_wall(rng: np.random.Generator, img: np.ndarray, width: float) -> float:
+    """Paint the tray's walls along the frame's edges, with the shade they cast; returns their width."""
+    h, w = img.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    inside = np.minimum(np.minimum(xs, w - 1 - xs), np.minimum(ys, h - 1 - ys))   # distance from the edge
+    wall_colour = np.array(rng.choice([(40, 38, 36), (25, 25, 30), (150, 150, 155), (60, 90, 130)]), np.float32)
+    wall = np.clip((width - inside) / 1.5, 0, 1)[..., None]           # the wall itself, anti-aliased
+    shade = np.clip(1 - (inside - width) / (0.6 * width), 0, 1)[..., None] * (1 - wall) * 0.35
+    texture = 1 + 0.06 * _smooth_noise(rng, w, h, 24)[..., None]
+    img *= 1 - shade
+    img[:] = img * (1 - wall) + wall_colour * texture * wall
+    return float(np.ceil(width)) + 1
+
+
 def _window(frame_shape, x0: int, y0: int, patch_shape) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
     """Slices of the frame and of a patch placed with its corner at (x0, y0), clipped to the frame."""
     fh, fw = frame_shape[:2]
@@ -273,9 +314,10 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     """
     side = die.side
     pad = 3
+    lx, ly = die.lift
     extent = side * math.sqrt(2) / 2 + pad
-    x0, y0 = math.floor(die.cx - extent), math.floor(die.cy - extent)
-    x1, y1 = math.ceil(die.cx + extent), math.ceil(die.cy + extent)
+    x0, y0 = math.floor(die.cx - extent + min(lx, 0)), math.floor(die.cy - extent + min(ly, 0))
+    x1, y1 = math.ceil(die.cx + extent + max(lx, 0)), math.ceil(die.cy + extent + max(ly, 0))
     pw, ph = x1 - x0, y1 - y0
     k = 4 if side < 60 else 2 if side < 140 else 1
     centre = (die.cx - x0, die.cy - y0)
@@ -288,9 +330,12 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     alpha = np.zeros((ph * k, pw * k), np.uint8)
 
     outline = _rounded_square(side, side * radius_frac, die.angle, centre, k)
-    cv2.fillPoly(alpha, [outline], 255, cv2.LINE_AA)
+    if die.lift != (0.0, 0.0):
+        outline = _draw_sides(rng, canvas, alpha, die, outline, body, (centre[0] - die.cx, centre[1] - die.cy), k, cfg)
+    top = _rounded_square(side, side * radius_frac, die.angle, centre, k)
+    cv2.fillPoly(alpha, [top], 255, cv2.LINE_AA)
     edge = tuple(float(c) for c in body * 0.72)
-    cv2.fillPoly(canvas, [outline], edge, cv2.LINE_AA)
+    cv2.fillPoly(canvas, [top], edge, cv2.LINE_AA)
     face_side = side * (1 - 2 * bevel_frac)
     face = _rounded_square(face_side, face_side * radius_frac * 0.8, die.angle, centre, k)
     cv2.fillPoly(canvas, [face], tuple(float(c) for c in body), cv2.LINE_AA)
@@ -326,6 +371,50 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     return x0, y0, colour, alpha.astype(np.float32) / 255.0, face_pts, outline_pts
 
 
+def _side_values(rng: np.random.Generator, top: int, count: int) -> list[int]:
+    """Values for ``count`` side faces next to ``top``: never ``top``, its opposite, or each other's opposite."""
+    chosen: list[int] = []
+    for _ in range(count):
+        allowed = [v for v in range(1, 7) if v not in (top, 7 - top) and all(v not in (c, 7 - c) for c in chosen)]
+        chosen.append(int(rng.choice(allowed)))
+    return chosen
+
+
+def _draw_sides(rng: np.random.Generator, canvas: np.ndarray, alpha: np.ndarray, die: _Placed, outline: np.ndarray,
+                body: np.ndarray, shift: tuple[float, float], k: int, cfg: RenderSettings) -> np.ndarray:
+    """Draw the side faces a slanted camera sees (darker, with their own foreshortened pips).
+
+    ``shift`` moves frame coordinates into the patch.  Returns the die's whole outline (supersampled).
+    """
+    lift = np.array(die.lift)
+    hull = cv2.convexHull(np.vstack([outline, outline + np.round(lift * k).astype(np.int32)]))
+    cv2.fillPoly(alpha, [hull], 255, cv2.LINE_AA)
+    cv2.fillPoly(canvas, [hull], tuple(float(c) for c in body * 0.5), cv2.LINE_AA)
+    corners = die.corners() + shift
+    visible = []
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        normal = np.array([b[1] - a[1], a[0] - b[0]])   # outward for corners in this order
+        if normal @ lift > 0.2 * np.linalg.norm(normal) * np.linalg.norm(lift):
+            visible.append((a, b, float(normal @ lift) / (np.linalg.norm(normal) * np.linalg.norm(lift))))
+    depth = float(np.linalg.norm(lift))
+    pip = PIP_COLOURS[die.pip_colour]
+    for (a, b, facing), value in zip(visible, _side_values(rng, die.value, len(visible))):
+        quad = np.array([a, b, b + lift, a + lift])
+        shade = tuple(float(c) for c in body * (0.45 + 0.3 * facing))
+        cv2.fillPoly(canvas, [np.round(quad * k).astype(np.int32)], shade, cv2.LINE_AA)
+        along = b - a
+        angle = math.degrees(math.atan2(along[1], along[0]))
+        offset = _rng_range(rng, cfg.pip_offset)
+        radius = die.side * _rng_range(rng, cfg.pip_radius)
+        axes = (round(radius * k * 16), max(1, round(radius * depth / die.side * facing * k * 16)))
+        for gx, gy in pip_layout(value, turned=bool(rng.integers(0, 2))):
+            centre = a + (0.5 + gx * offset) * along + (0.5 + gy * offset) * lift
+            cv2.ellipse(canvas, (round(centre[0] * k * 16), round(centre[1] * k * 16)), axes, angle, 0, 360,
+                        pip, -1, cv2.LINE_AA, 4)
+    return hull.reshape(-1, 2)
+
+
 def _add_glare(rng: np.random.Generator, img: np.ndarray, die: _Placed, face_pts: np.ndarray,
                cfg: RenderSettings) -> None:
     """Add a soft bright spot on the die's top face, off its centre."""
@@ -343,9 +432,14 @@ def _add_glare(rng: np.random.Generator, img: np.ndarray, die: _Placed, face_pts
     img[dst] += (_rng_range(rng, cfg.glare_strength) * spot * mask)[src][..., None]
 
 
-def _place(rng: np.random.Generator, items, w: int, h: int, cfg: RenderSettings, base: float) -> list[_Placed] | None:
+def _place(rng: np.random.Generator, items, area: tuple[float, float, float, float], cfg: RenderSettings,
+           base: float, slant: tuple[float, float]) -> list[_Placed] | None:
+    """Positions for every die inside ``area`` (x0, y0, x1, y1), or None when they do not fit.
+
+    ``slant`` is the side-face offset per pixel of die side (0, 0 for a camera looking straight down).
+    """
     placed: list[_Placed] = []
-    margin = cfg.frame_margin
+    left, top, right, bottom = area
     for value, colour, pips in items:
         side = base * (1 + rng.uniform(-cfg.size_spread, cfg.size_spread))
         ok = False
@@ -361,13 +455,13 @@ def _place(rng: np.random.Generator, items, w: int, h: int, cfg: RenderSettings,
                 cy = partner.cy + dist * math.sin(direction) + slide * math.cos(direction)
             else:
                 angle = rng.uniform(0, math.pi / 2)
-                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-            cand = _Placed(value, colour, pips, float(cx), float(cy), float(side), float(angle), touching)
-            pts = cand.corners()
-            if pts[:, 0].min() < margin or pts[:, 1].min() < margin or \
-                    pts[:, 0].max() > w - 1 - margin or pts[:, 1].max() > h - 1 - margin:
+                cx, cy = rng.uniform(left, right), rng.uniform(top, bottom)
+            cand = _Placed(value, colour, pips, float(cx), float(cy), float(side), float(angle), touching,
+                           (slant[0] * side, slant[1] * side))
+            pts = cand.polygon
+            if pts[:, 0].min() < left or pts[:, 1].min() < top or pts[:, 0].max() > right or pts[:, 1].max() > bottom:
                 continue
-            if all(_gap(cand, other) >= (-0.01 if touching and other is partner else cfg.min_gap)
+            if all(_apart(cand, other, -0.01 if touching and other is partner else cfg.min_gap)
                    for other in placed):
                 placed.append(cand)
                 ok = True
@@ -404,20 +498,30 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
             pips = COLOURED_PIPS[colour][int(rng.integers(0, 2))] if coloured else DEFAULT_PIP_COLOUR[colour]
         items.append((value, colour, pips))
 
+    # A slanted camera shows every die's side faces, offset the same way across the tray.
+    slant = (0.0, 0.0)
+    if rng.random() < cfg.slanted_view:
+        direction, amount = rng.uniform(0, 2 * math.pi), _rng_range(rng, cfg.slant)
+        slant = (amount * math.cos(direction), amount * math.sin(direction))
+    bg_name = background or list(BACKGROUNDS)[int(rng.integers(0, len(BACKGROUNDS)))]
+    img = _background(rng, w, h, bg_name)
+    margin = cfg.frame_margin
+    if rng.random() < cfg.tray_wall:
+        margin += _draw_tray_wall(rng, img, _rng_range(rng, cfg.tray_wall_width) * min(w, h))
+    area = (margin, margin, w - 1 - margin, h - 1 - margin)
+
     low, high = cfg.die_size
     base = math.exp(rng.uniform(math.log(low), math.log(high)))
     # Big dice must still fit: cap the size by the free area per die, then shrink until placement works.
+    free_w, free_h = area[2] - area[0], area[3] - area[1]
     if items:
-        base = max(low, min(base, math.sqrt(w * h * 0.3 / len(items)), min(w, h) / 1.6))
-    placed = _place(rng, items, w, h, cfg, base)
+        base = max(low, min(base, math.sqrt(free_w * free_h * 0.3 / len(items)), min(free_w, free_h) / 1.6))
+    placed = _place(rng, items, area, cfg, base, slant)
     while placed is None:
         if base <= low:
             raise UserError(f"cannot fit {len(items)} dice of {low:.0f}+ px in a {w}x{h} frame")
         base = max(low, base * 0.9)
-        placed = _place(rng, items, w, h, cfg, base)
-
-    bg_name = background or list(BACKGROUNDS)[int(rng.integers(0, len(BACKGROUNDS)))]
-    img = _background(rng, w, h, bg_name)
+        placed = _place(rng, items, area, cfg, base, slant)
 
     patches = [_draw_die(rng, die, cfg) for die in placed]
 

@@ -29,7 +29,8 @@ def aruco_module() -> ModuleType:
     """``cv2.aruco``, or a one-line error when this OpenCV was built without it."""
     module = getattr(cv2, "aruco", None)
     if module is None:
-        raise UserError("this OpenCV has no ArUco module: install opencv-python-headless 4.6 or later")
+        raise UserError("this OpenCV has no ArUco markers: install opencv-python-headless 4.7 or later "
+                        "(or an OpenCV 4.6 with the contrib modules, as Debian's python3-opencv)")
     return module
 
 

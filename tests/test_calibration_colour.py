@@ -138,3 +138,26 @@ def test_bad_manifest_is_one_line(tmp_path):
         learn_from_manifest(path)
     with pytest.raises(UserError, match="no manifest"):
         learn_from_manifest(tmp_path / "absent.json")
+
+
+def test_the_read_command_gets_the_profile_palette(tmp_path):
+    from calibration.profile import Profile, save_profile
+    from companion.commands.read import load_palette
+
+    palette = learn_palette(blobs(CENTRES, 12, 2.0, seed=7))
+    path = save_profile(Profile(palette=palette), tmp_path / "p.toml")
+    assert load_palette(path) == palette
+
+
+@needs_photos
+def test_cast_benchmark_shows_the_loss_without_white_balance(tmp_path):
+    from calibration.bench import colour_cast
+
+    entries = load_manifest(BYLER / "manifest.json")[:8]
+    for entry in entries:
+        entry["image"] = str(BYLER / entry["image"])
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(entries))
+    figures = colour_cast(manifest, holdout_every=0)
+    assert figures["without_white_balance"]["worst_loss"] > 0.2
+    assert figures["with_white_balance"]["worst_loss"] < 0.05

@@ -1,0 +1,172 @@
+"""Benchmarks of calibration, for ``companion bench``: each function returns a dict of figures.
+
+- :func:`labelled_palette`: a palette learnt from a labelled set (every 4th photo held back),
+  scored by ``shared/tools/score_dice.py`` on the labelled boxes, and through the real reader;
+- :func:`colour_cast`: colour accuracy on photos given a strong lamp cast, with and without
+  the tray's white balance;
+- :func:`homography`: millimetre error of the marker homography on synthetic slanted trays.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.labelled import (
+    HOLDOUT_EVERY,
+    colour_accuracy,
+    labelled_dice,
+    learn_from_manifest,
+    load_manifest,
+    read_image,
+    split_held_back,
+)
+from calibration.profile import Profile
+from calibration.tray import TrayLayout, detect_markers, homography_from_markers, map_points, render_tray
+from calibration.white_balance import WhiteBalance
+from vision.colour import die_colour_features
+
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+DEFAULT_MANIFEST = DATASETS / "byler_d6" / "manifest.json"
+SCORE_TOOL = DATASETS.parent / "tools" / "score_dice.py"
+
+#: Lamp casts applied to real photos: per-channel (B, G, R) gain, then a gamma.
+CASTS = {
+    "warm lamp": ((0.55, 0.8, 1.0), 1.0),
+    "cool daylight": ((1.0, 0.88, 0.65), 1.0),
+    "dim": ((0.4, 0.4, 0.4), 1.15),
+}
+
+
+def apply_cast(image: np.ndarray, gains_bgr, gamma: float) -> np.ndarray:
+    """The photo as a lamp of this colour and brightness would have given it."""
+    scaled = np.clip(image.astype(np.float32) / 255.0 * np.asarray(gains_bgr, np.float32), 0, 1) ** gamma
+    return np.round(scaled * 255).astype(np.uint8)
+
+
+def _score_module():
+    spec = importlib.util.spec_from_file_location("score_dice", SCORE_TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def score_boxes(manifest: Path, entries: list[dict], palette, balance: WhiteBalance) -> dict:
+    """score_dice.py's figures for colours read on the labelled boxes (values left unread)."""
+    root = manifest.parent
+    lines = []
+    for entry in entries:
+        image = balance.correct(read_image(root, entry))
+        dice = []
+        for die in entry.get("dice", []):
+            if not die.get("bbox"):
+                continue
+            x, y, w, h = die["bbox"]
+            colour, _ = palette.classify(die_colour_features(image, die["bbox"]))
+            dice.append({"value": None, "colour": colour, "center": [x + w / 2, y + h / 2], "bbox": die["bbox"],
+                         "confidence": 1.0})
+        lines.append({"image": entry["image"], "dice": dice})
+    return _score_module().score(entries, lines, {})
+
+
+def score_reader(manifest: Path, entries: list[dict], profile: Profile) -> dict:
+    """score_dice.py's figures for the real reader given the profile (white balance and palette)."""
+    from vision.reader import read_frame
+
+    root = manifest.parent
+    lines = []
+    for entry in entries:
+        reading = read_frame(profile.white_balance.correct(read_image(root, entry)), palette=profile.palette)
+        lines.append({**reading.to_json(), "image": entry["image"]})
+    return _score_module().score(entries, lines, {})
+
+
+def labelled_palette(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int = HOLDOUT_EVERY) -> dict:
+    """Learn from a labelled set and report colour accuracy: whole set, held-back split, via the reader."""
+    manifest = Path(manifest)
+    start = time.perf_counter()
+    result = learn_from_manifest(manifest, holdout_every)
+    learn_seconds = time.perf_counter() - start
+    entries = load_manifest(manifest)
+    _, held = split_held_back(entries, holdout_every)
+    profile = replace(Profile(), white_balance=result.white_balance, palette=result.palette)
+    whole = score_boxes(manifest, entries, result.palette, result.white_balance)
+    held_score = score_boxes(manifest, held, result.palette, result.white_balance)
+    reader = score_reader(manifest, entries, profile)
+    return {
+        "manifest": str(manifest),
+        "shades": len(result.palette.colours),
+        "learn_seconds": round(learn_seconds, 1),
+        "colour_acc_whole_set_boxes": whole["colour_acc"],
+        "colour_acc_held_back_boxes": held_score["colour_acc"],
+        "held_back_images": len(held),
+        "held_back_dice": held_score["colour_labelled"],
+        "reader_recall": reader["recall"],
+        "reader_colour_acc": reader["colour_acc"],
+        "reader_colour_paired": reader["colour_labelled"],
+        "too_close": [s.colour for s in result.separation if s.too_close],
+    }
+
+
+def colour_cast(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int = HOLDOUT_EVERY) -> dict:
+    """Colour accuracy on the labelled boxes of the whole set, originals and each cast,
+    with the tray's white balance and without it (each palette learnt from the originals)."""
+    manifest = Path(manifest)
+    root = manifest.parent
+    entries = load_manifest(manifest)
+    out: dict = {"manifest": str(manifest), "casts": {k: {"gains_bgr": g, "gamma": y} for k, (g, y) in CASTS.items()}}
+    for label, balanced in (("with_white_balance", True), ("without_white_balance", False)):
+        result = learn_from_manifest(manifest, holdout_every, white_balance=balanced)
+        balance = result.white_balance
+        figures = {"original": colour_accuracy(result.palette, labelled_dice(root, entries, balance))}
+        for name, (gains, gamma) in CASTS.items():
+            cast_dice = labelled_dice(root, entries, balance, lambda img, g=gains, y=gamma: apply_cast(img, g, y))
+            figures[name] = colour_accuracy(result.palette, cast_dice)
+        out[label] = {k: round(v, 4) for k, v in figures.items()}
+        out[label]["worst_loss"] = round(max(figures["original"] - figures[k] for k in CASTS), 4)
+    return out
+
+
+def homography(slants: int = 12, seed: int = 0) -> dict:
+    """Worst and mean error (mm) of tray points mapped by the marker homography, over random slanted views."""
+    layout = TrayLayout(300.0, 200.0, 30.0)
+    px_per_mm = 4.0
+    top = render_tray(layout, px_per_mm)
+    rng = np.random.default_rng(seed)
+    xs, ys = np.meshgrid(np.arange(0, 301, 10.0), np.arange(0, 201, 10.0))
+    grid = np.column_stack([xs.ravel(), ys.ravel()])
+    errors, found_all, times = [], 0, []
+    base = np.float32([[240, 180], [1040, 180], [1040, 780], [240, 780]])
+    for _ in range(slants):
+        corners = base + rng.uniform(-90, 90, base.shape).astype(np.float32)
+        mm_to_photo = cv2.getPerspectiveTransform(layout.corners_mm().astype(np.float32), corners)
+        photo = cv2.warpPerspective(top, mm_to_photo @ np.diag([1 / px_per_mm, 1 / px_per_mm, 1.0]), (1280, 960),
+                                    flags=cv2.INTER_AREA, borderValue=(70, 70, 70))
+        photo = np.clip(photo + rng.normal(0, 3.0, photo.shape), 0, 255).astype(np.uint8)
+        start = time.perf_counter()
+        found = detect_markers(photo, layout.dictionary)
+        times.append((time.perf_counter() - start) * 1000)
+        if not all(i in found for i in layout.marker_ids):
+            continue
+        found_all += 1
+        to_mm = homography_from_markers(found, layout)
+        seen = map_points(mm_to_photo, grid)
+        errors.append(np.linalg.norm(map_points(to_mm, seen) - grid, axis=1))
+    flat = np.concatenate(errors) if errors else np.array([np.nan])
+    return {"views": slants, "all_markers_found": found_all, "max_error_mm": round(float(flat.max()), 3),
+            "mean_error_mm": round(float(flat.mean()), 3), "median_detect_ms": round(float(np.median(times)), 1)}
+
+
+def run_all(manifest: str | Path = DEFAULT_MANIFEST) -> dict:
+    """Every calibration benchmark (about a minute on one core)."""
+    return {"homography": homography(), "labelled_palette": labelled_palette(manifest),
+            "colour_cast": colour_cast(manifest)}
+
+
+if __name__ == "__main__":
+    print(json.dumps(run_all(), indent=1))

@@ -158,3 +158,13 @@ def test_benchmark_reports_speed_and_how_every_game_ended():
     for count, row in figures.items():
         assert row["players"] == int(count) and row["games_per_second"] > 0
         assert row["won_outright"] + row["stalemates"] + row["turn_caps"] == 3
+
+
+def test_suggest_command_flags_a_die_of_nobodys_colour(capsys):
+    roll = " ".join(["blue:3"] * 8 + ["purple:5"] + ["white:2"] * 5)
+    assert main(["suggest", "--game", "whirling-derby", "--players", "Ann,Bob", "--dice", roll, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["player"] == "Bob" and report["phase"] == "setup_place"
+    assert [a["kind"] for a in report["alerts"]] == ["confirm_colour"] and "purple" in report["alerts"][0]["message"]
+    flagged = [m for m in report["moves"] if m["move"]["die"] == "blue:5"]
+    assert flagged and all("confirm" in m["text"] for m in flagged)

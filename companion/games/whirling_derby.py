@@ -10,7 +10,14 @@ player are placed by that player at once; a player is never handed dice of their
 own turn wins.
 
 The card data (patterns, slots, which front has which back, which side does what) is in
-``whirling_derby.toml`` and can be overridden with the ``card_data`` option.
+``whirling_derby.toml`` and can be overridden with the ``card_data`` option.  Our readings
+where the rule text is silent: the first player's first turn rolls all their dice; the
+reassign action may set one card to another side (dice on it go back to the hand), then
+lift any dice and place every die in hand again; a die is "given" to its own colour only
+when no choice of die (hand-out) or player (give) avoids it, and then it goes to the
+Compost.  A game nobody can finish (no player holds as many dice as any of their cards
+needs) or one that reaches the ``turn_cap`` option ends with an alert; the player with the
+fewest dice on their cards wins it.
 """
 from __future__ import annotations
 

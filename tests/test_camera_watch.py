@@ -112,3 +112,16 @@ def test_watch_on_a_seeded_sim_reads_100_rolls_as_drawn():
         assert matches_truth(reading, truth), f"roll {count + 1}: read {got}, drawn {drawn}"
         count += 1
     assert count == 100
+
+
+def test_watch_live_path_runs_through_the_camera_monitor(capsys):
+    assert main(["watch", "--camera", "sim", "--realtime", "--json", "--rolls", "2", "--seed", "3"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 2 and all(len(x["truth"]) == 5 for x in lines)
+    assert lines[0]["truth"] != lines[1]["truth"]          # two different throws, one line each
+
+
+def test_watch_on_a_missing_usb_camera_is_a_one_line_error(capsys):
+    assert main(["watch", "--camera", "usb:7", "--rolls", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "not found" in err

@@ -82,13 +82,22 @@ Frame = tuple[np.ndarray, float, SimCamera | None, str | None]
 
 
 def _live_frames(spec: str, args) -> Iterator[Frame]:
-    """Frames from a live camera through a CameraMonitor: faults are reported and healed, never fatal."""
+    """Frames from a live camera through a CameraMonitor.
+
+    A camera that cannot be opened at all is a one-line error; a fault after that is
+    reported on stderr and healed by reconnecting, never fatal.
+    """
     from hardware.monitor import CameraMonitor
 
     def report(status) -> None:
         print(f"companion: {status.message}", file=sys.stderr, flush=True)
 
-    with CameraMonitor(lambda: _open(spec, args), on_status=report) as monitor:
+    opened = [_open(spec, args)]
+
+    def reopen() -> CameraSource:
+        return opened.pop() if opened else _open(spec, args)
+
+    with CameraMonitor(reopen, on_status=report) as monitor:
         count = 0
         while True:
             count, frame = monitor.wait_for_frame(count, timeout=0.5)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +27,7 @@ from calibration.labelled import (
     read_image,
     split_held_back,
 )
-from calibration.profile import Profile
+from calibration.profile import Profile, load_profile
 from calibration.tray import TrayLayout, detect_markers, homography_from_markers, map_points, render_tray
 from calibration.white_balance import WhiteBalance
 from vision.colour import die_colour_features
@@ -56,8 +57,9 @@ def _score_module():
     return module
 
 
-def score_boxes(manifest: Path, entries: list[dict], palette, balance: WhiteBalance) -> dict:
-    """score_dice.py's figures for colours read on the labelled boxes (values left unread)."""
+def box_predictions(manifest: Path, entries: list[dict], palette, balance: WhiteBalance) -> list[dict]:
+    """Prediction lines in score_dice.py's format: each labelled box with the colour the palette
+    gives it after white balance, and no value (the die finder is not part of this figure)."""
     root = manifest.parent
     lines = []
     for entry in entries:
@@ -71,7 +73,12 @@ def score_boxes(manifest: Path, entries: list[dict], palette, balance: WhiteBala
             dice.append({"value": None, "colour": colour, "center": [x + w / 2, y + h / 2], "bbox": die["bbox"],
                          "confidence": 1.0})
         lines.append({"image": entry["image"], "dice": dice})
-    return _score_module().score(entries, lines, {})
+    return lines
+
+
+def score_boxes(manifest: Path, entries: list[dict], palette, balance: WhiteBalance) -> dict:
+    """score_dice.py's figures for colours read on the labelled boxes."""
+    return _score_module().score(entries, box_predictions(manifest, entries, palette, balance), {})
 
 
 def score_reader(manifest: Path, entries: list[dict], profile: Profile) -> dict:
@@ -168,5 +175,21 @@ def run_all(manifest: str | Path = DEFAULT_MANIFEST) -> dict:
             "colour_cast": colour_cast(manifest)}
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> int:
+    """``python -m calibration.bench``: every benchmark as JSON; ``boxes PROFILE OUT.jsonl [MANIFEST]``
+    writes the labelled-box predictions of a profile for ``score_dice.py``."""
+    if argv[:1] == ["boxes"] and len(argv) in (3, 4):
+        manifest = Path(argv[3]) if len(argv) == 4 else DEFAULT_MANIFEST
+        profile = load_profile(argv[1])
+        lines = box_predictions(manifest, load_manifest(manifest), profile.palette, profile.white_balance)
+        Path(argv[2]).write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return 0
+    if argv:
+        print(main.__doc__, file=sys.stderr)
+        return 2
     print(json.dumps(run_all(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

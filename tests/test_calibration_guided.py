@@ -206,3 +206,16 @@ def test_markers_sheet_is_printable_and_detectable(tmp_path, config, capsys):
     image = cv2.imread(str(sheet))
     assert image.shape[1] == round(300 / 25.4 * 300)
     assert set(detect_markers(image, "DICT_4X4_50")) == {0, 1, 2, 3}
+
+
+def test_pi_camera_locked_controls_go_into_the_profile_and_back():
+    """picamera2 cannot run here: a stand-in with the PiCamera's ``locked_controls`` attribute."""
+    from types import SimpleNamespace
+
+    from calibration.guided import CameraFrames
+
+    locked = {"AeEnable": False, "ExposureTime": 9000, "AnalogueGain": 2.0, "AwbEnable": False,
+              "ColourGains": (1.8, 1.4), "AfMode": 0, "LensPosition": 3.0}
+    controls = CameraFrames(SimpleNamespace(locked_controls=locked)).controls()
+    assert controls.exposure_us == 9000 and controls.colour_gains == (1.8, 1.4)
+    assert controls.as_controls() == locked

@@ -203,7 +203,12 @@ def dice_by_difference(image: np.ndarray, empty: np.ndarray, min_side_px: float 
 
 def run_guided(source: FrameSource, colours: list[str], tray: TrayChoice, console: Console,
                name: str = "default", max_shades: int = MAX_SHADES) -> Outcome:
-    """Walk the player through calibration and return the new profile and its separation check."""
+    """Walk the player through calibration and return the new profile and its separation check.
+
+    With a live camera the player may first rename or add colours at a prompt.
+    """
+    if source.live:
+        colours = confirm_colours(colours, console)
     total = 2 + len(colours) + 1
     step = 0
 
@@ -262,6 +267,19 @@ def run_guided(source: FrameSource, colours: list[str], tray: TrayChoice, consol
     profile = Profile(name, settings, balance, source.controls(), die_size, palette)
     console.say(progress_bar(total, total) + "  done")
     return Outcome(profile, report, {c: len(v) for c, v in samples.items()})
+
+
+def confirm_colours(colours: list[str], console: Console) -> list[str]:
+    """Ask the player to keep the planned colours or type their own list (rename, add, drop)."""
+    console.say(f"Dice colours to calibrate: {', '.join(colours)}")
+    while True:
+        answer = console.ask("  press Enter to keep them, or type the colours, comma-separated: ").strip().lower()
+        if not answer:
+            return colours
+        typed = [c.strip() for c in answer.split(",") if c.strip()]
+        if typed and len(set(typed)) == len(typed):
+            return typed
+        console.say("  give each colour once, e.g. white, yellow, red")
 
 
 def _tray_settings(empty: np.ndarray, tray: TrayChoice, console: Console) -> TraySettings:

@@ -134,13 +134,14 @@ def test_guided_calibration_from_a_replayed_camera_with_prompts(tmp_path, config
     replay.mkdir()
     for i, step in enumerate(["empty", "white", "yellow"]):
         (replay / f"{i}_{step}.png").write_bytes(files[step].read_bytes())
-    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n\n"))
-    status = main(["calibrate", "--colours", "white,yellow", "--camera", f"replay:{replay}", "--shots", "1"])
+    # the player renames the planned colours at the first prompt, then presses Enter for each picture
+    monkeypatch.setattr("sys.stdin", io.StringIO("white, gold\n\n\n\n"))
+    status = main(["calibrate", "--colours", "white,red", "--camera", f"replay:{replay}", "--shots", "1"])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert out.count("press Enter") == 3
-    assert "found 6 yellow dice" in out
-    assert {c.name for c in load_profile(config / "profile.toml").palette.colours} == {"white", "yellow"}
+    assert out.count("press Enter") == 4
+    assert "found 6 gold dice" in out
+    assert {c.name for c in load_profile(config / "profile.toml").palette.colours} == {"white", "gold"}
 
 
 def test_shadows_are_not_dice():
@@ -163,6 +164,7 @@ def test_colour_plan_from_preset_renamed_and_added():
 
 @pytest.mark.parametrize("args, message", [
     (["--dice", "red"], "COLOUR=FILE"),
+    (["--colours", "red", "--camera", "sim"], "real dice"),
     (["--dice", "red=/nonexistent.png", "--empty", "/nonexistent.png"], "no image file"),
     (["--colours", "red", "--tray-size", "30x20", "--tray", "markers"], "do not fit"),
     (["--corners", "1,2 3,4"], "--corners"),

@@ -190,11 +190,14 @@ def _guided(args, output: Path) -> int:
             raise UserError("give either --camera or image files (--empty, --dice), not both")
         outcome = run_guided(FileFrames(files), colours, tray, console, args.name, max_shades)
     else:
-        from hardware.camera import open_camera
+        from hardware.camera import default_spec, open_camera
 
         if args.shots < 1:
             raise UserError("--shots must be 1 or more")
-        with open_camera(args.camera) as camera:
+        spec = args.camera or default_spec()
+        if spec.strip().lower().startswith("sim"):
+            raise UserError("calibration needs real dice: use --camera pi/usb, or image files (--empty, --dice)")
+        with open_camera(spec) as camera:
             outcome = run_guided(CameraFrames(camera, args.shots), colours, tray, console, args.name, max_shades)
     console.say(f"saved {save_profile(outcome.profile, output)}")
     return 0

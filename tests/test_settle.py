@@ -2,6 +2,8 @@
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.errors import UserError
 from vision.settle import Settler, SettleSettings
@@ -128,3 +130,25 @@ def test_grey_and_bad_frames():
         settler.feed(np.zeros((0, 0, 3), np.uint8), 0.2)
     with pytest.raises(UserError):
         SettleSettings(agreeing_readings=0)
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 20)), min_size=1, max_size=6))
+def test_one_reading_per_long_enough_rest(segments):
+    """(moving frames, still frames) segments at 30 fps: a rest of 0.25 s plus one agreeing frame is read once."""
+    rng = np.random.default_rng(len(segments))
+    settler = Settler(lambda f: Reading((DieReading(int(f[0, 0]) % 6 + 1, "red", (1, 1), (0, 0, 2, 2), 1.0),)))
+    t, expected, got = 0.0, 0, 0
+    for moving, still in segments:
+        for _ in range(moving):
+            frame = rng.integers(0, 255, (48, 64), dtype=np.uint8)
+            got += settler.feed(frame, t).reading is not None
+            t += 1 / FPS
+        # the first rest frame still differs from the last moving one: the rest starts there
+        rest = np.full((48, 64), int(rng.integers(0, 255)), np.uint8)
+        for _ in range(still):
+            got += settler.feed(rest, t).reading is not None
+            t += 1 / FPS
+        # 0.25 s later (rest frame 8) comes the first reading, and the agreeing one a frame after
+        expected += still >= 10
+    assert got == expected

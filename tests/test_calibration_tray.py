@@ -117,6 +117,7 @@ def legacy_aruco():
     return module, calls
 
 
+@pytest.mark.skipif(not hasattr(cv2.aruco, "ArucoDetector"), reason="this OpenCV runs the old branch for real")
 def test_the_pre_4_7_branch_calls_the_free_functions():
     module, calls = legacy_aruco()
     photo, _ = photograph(LAYOUT, SLANTED)

@@ -39,7 +39,7 @@ __all__ = [
 # Base body colours (BGR) of plain plastic dice, named as the reader's default palette names them.
 DIE_COLOURS: dict[str, tuple[int, int, int]] = {
     "white": (238, 240, 240),
-    "ivory": (196, 228, 240),
+    "ivory": (174, 215, 236),
     "yellow": (30, 205, 245),
     "orange": (25, 125, 240),
     "red": (40, 35, 200),
@@ -47,7 +47,7 @@ DIE_COLOURS: dict[str, tuple[int, int, int]] = {
     "blue": (190, 95, 25),
     "purple": (125, 40, 110),
     "black": (32, 30, 30),
-    "brown": (35, 75, 125),
+    "brown": (41, 77, 111),
 }
 
 PIP_COLOURS: dict[str, tuple[int, int, int]] = {

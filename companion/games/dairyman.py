@@ -126,43 +126,30 @@ def take_dice(pool: Sequence[Die], wanted: Iterable[Any], rule: str = "each die 
 class DairymanState(GameState):
     """An immutable Dairyman position (see the module docstring for the turn)."""
 
-    __slots__ = (
-        "abilities_used",
-        "backorders",
-        "barns",
-        "current",
-        "display",
-        "events",
-        "flipped",
-        "freeze",
-        "game",
-        "options",
-        "owned",
-        "pending",
-        "phase",
-        "players",
-        "reds",
-        "roll",
-        "roll_no",
-        "seed",
-        "set_aside",
-        "shuffles",
-        "stack",
-        "tiles",
-        "turns",
-    )
+    FIELDS = frozenset((
+        "abilities_used", "backorders", "barns", "current", "display", "events", "flipped", "freeze", "game",
+        "options", "owned", "pending", "phase", "players", "reds", "roll", "roll_no", "seed", "set_aside",
+        "shuffles", "stack", "tiles", "turns",
+    ))
 
     def __init__(self, **fields: Any):
-        for name in self.__slots__:
-            object.__setattr__(self, name, fields[name])
+        if fields.keys() != self.FIELDS:
+            raise TypeError(f"a Dairyman state needs exactly the fields {sorted(self.FIELDS)}")
+        self.__dict__.update(fields)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a game state is immutable")
 
+    @property
+    def phase(self) -> str:
+        """``roll`` (chance node), ``lock`` (after a roll), ``continue`` (after locking) or ``over``."""
+        return self.__dict__["phase"]
+
     def _with(self, **changes: Any) -> DairymanState:
-        fields = {name: getattr(self, name) for name in self.__slots__}
-        fields.update(changes)
-        return DairymanState(**fields)
+        """A copy with some fields changed (one dict copy: states are made at every step)."""
+        state = object.__new__(DairymanState)
+        state.__dict__.update(self.__dict__, **changes)
+        return state
 
     # -- totals that follow from the rules data ---------------------------------------
     @property
@@ -230,6 +217,8 @@ class DairymanState(GameState):
 
     def _apply_roll(self, dice: tuple[Die, ...]) -> DairymanState:
         kept, colours = self.pending
+        if all(d.colour is not None for d in dice):
+            return self._with(roll=tuple(sorted(kept + dice)), pending=None, phase=LOCK, events=())
         # Dice read without a colour take the colours still missing, in request order.
         missing = Counter(colours) - Counter(d.colour for d in dice if d.colour is not None)
         fill = []
@@ -249,15 +238,15 @@ class DairymanState(GameState):
             return moves + self._flip_moves() + self._ability_moves()
         if self.phase == CONTINUE:
             subsets = self.claimable_subsets()
-            moves = [Move.make("claim", tiles=list(ids)) for ids in subsets]
+            moves = [Move("claim", (("tiles", ids),)) for ids in subsets]
             if not subsets:
                 moves.append(Move("fail"))
             if self.roll:
                 most = min(self.freeze[self.current], len(self.roll) - 1)
                 kinds = sorted(Counter(self.roll).items())
                 for pick in _sub_multisets([n for _, n in kinds], most):
-                    frozen = [die_text(d) for (d, _), n in zip(kinds, pick) for _ in range(n)]
-                    moves.append(Move.make("reroll", freeze=frozen))
+                    frozen = tuple(die_text(d) for (d, _), n in zip(kinds, pick) for _ in range(n))
+                    moves.append(Move("reroll", (("freeze", frozen),)))
             return moves + self._flip_moves()
         return []
 
@@ -271,9 +260,9 @@ class DairymanState(GameState):
             if t in self.flipped or key in seen:
                 continue
             if tile.kind == "ice_cream" and self.freeze[self.current] > 0:
-                moves.append(Move.make("flip", tile=t))
+                moves.append(Move("flip", (("tile", t),)))
             elif tile.kind == "cheese" and tile.face in yellow_faces:
-                moves.append(Move.make("flip", tile=t, die=f"{YELLOW}:{tile.face}"))
+                moves.append(Move("flip", (("die", f"{YELLOW}:{tile.face}"), ("tile", t))))
             else:
                 continue
             seen.add(key)
@@ -289,9 +278,9 @@ class DairymanState(GameState):
                 continue
             seen.add(tile.ability)
             if tile.ability == "one":
-                moves.extend(Move.make("ability", tile=t, die=die_text(d)) for d in sorted(set(self.roll)))
+                moves.extend(Move("ability", (("die", die_text(d)), ("tile", t))) for d in sorted(set(self.roll)))
             elif any(d.value == (1 if tile.ability == "ones" else 2) for d in self.roll):
-                moves.append(Move.make("ability", tile=t))
+                moves.append(Move("ability", (("tile", t),)))
         return moves
 
     def _apply(self, move: Move) -> DairymanState:

@@ -327,7 +327,7 @@ class UsbCamera(CameraSource):
 
 # --- Raspberry Pi camera -----------------------------------------------------------
 
-LOCKABLE_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains", "LensPosition")
+PI_FRAME_WIDTH = 1280   # default width of Pi camera frames: dice of 25+ px on a tray filling the view
 
 
 class PiCamera(CameraSource):
@@ -338,12 +338,14 @@ class PiCamera(CameraSource):
     picamera2's names, or a calibration profile's camera controls with
     ``as_controls()``) are locked at start; without them the camera runs automatic
     exposure, white balance and focus for ``settle_seconds``, then locks what it chose.
+    Frames are ``width`` pixels wide with the sensor mode's aspect ratio, unless ``size``
+    names both sides.
     """
 
     name = "pi"
 
-    def __init__(self, controls: Mapping[str, Any] | Any = None, *, size: tuple[int, int] = (1280, 960),
-                 settle_seconds: float = 1.0):
+    def __init__(self, controls: Mapping[str, Any] | Any = None, *, width: int = PI_FRAME_WIDTH,
+                 size: tuple[int, int] | None = None, settle_seconds: float = 1.0):
         try:
             from picamera2 import Picamera2
         except ImportError:
@@ -356,7 +358,9 @@ class PiCamera(CameraSource):
         except Exception as exc:  # noqa: BLE001 - libcamera raises many kinds; the user needs one line
             raise CameraError(f"Pi camera not found: {exc}") from None
         try:
-            mode = self._full_view_mode(size)
+            mode = self._full_view_mode(size or (width, 1))
+            if size is None:     # keep the sensor's shape, so the picture is neither cropped nor squashed
+                size = (width, 2 * round(width * mode["size"][1] / mode["size"][0] / 2))
             config = self._cam.create_video_configuration(
                 main={"size": tuple(size), "format": "RGB888"},
                 sensor={"output_size": mode["size"], "bit_depth": mode.get("bit_depth", 10)},

@@ -89,3 +89,11 @@ def test_no_camera_connected(picam):
     picam.fail_to_open = "list index out of range"
     with pytest.raises(CameraError, match="Pi camera not found"):
         PiCamera()
+
+
+def test_default_frame_keeps_the_sensor_shape(picam):
+    with PiCamera({"ExposureTime": 1000}, width=1280) as cam:
+        cfg = picam.instances[0].config
+        assert cfg["sensor"]["output_size"] == (2304, 1296)
+        assert cfg["main"]["size"] == (1280, 720)            # 16:9 like the full sensor, not squashed
+        assert cam.read().shape == (720, 1280, 3)

@@ -166,9 +166,12 @@ _REQUIRED = object()
 class _Fields:
     """Reads typed fields out of a parsed TOML table, naming the field in every error."""
 
-    def __init__(self, source: str, table: Any, prefix: str):
+    def __init__(self, source: str, table: Any, prefix: str, known: tuple[str, ...]):
         if not isinstance(table, dict):
-            raise UserError(f"{source}: field {prefix} must be a table")
+            raise UserError(f"{source}: field {prefix.rstrip('.')} must be a table")
+        unknown = sorted(set(table) - set(known))
+        if unknown:
+            raise UserError(f"{source}: unknown field {prefix}{unknown[0]} (a typing mistake?)")
         self.source, self.table, self.prefix = source, table, prefix
 
     def fail(self, key: str, need: str) -> UserError:
@@ -212,27 +215,30 @@ def _is_number(value: Any) -> bool:
 
 def profile_from_dict(data: dict, source: str = "profile") -> Profile:
     """Check and build a profile from parsed TOML; UserError names the first bad field."""
-    top = _Fields(source, data, "")
+    top = _Fields(source, data, "", ("version", "name", "tray", "white_balance", "camera", "dice", "palette"))
     top.get("version", f"{FORMAT_VERSION}", lambda v: v == FORMAT_VERSION, _REQUIRED)
     name = top.text("name", "default")
-    unknown = sorted(set(data) - {"version", "name", "tray", "white_balance", "camera", "dice", "palette"})
-    if unknown:
-        raise UserError(f"{source}: unknown field {unknown[0]} (a typing mistake?)")
-    tray = _read_tray(_Fields(source, data.get("tray", {}), "tray."))
-    wb_f = _Fields(source, data.get("white_balance", {}), "white_balance.")
+    tray = _read_tray(_Fields(source, data.get("tray", {}), "tray.", TRAY_FIELDS))
+    wb_f = _Fields(source, data.get("white_balance", {}), "white_balance.",
+                   ("method", "gains_bgr", "reference_bgr"))
     white_balance = WhiteBalance(wb_f.text("method", "none", WB_METHODS),
                                  wb_f.numbers("gains_bgr", 3, (1.0, 1.0, 1.0), positive=True),
                                  wb_f.numbers("reference_bgr", 3, (200.0, 200.0, 200.0), positive=True))
-    cam_f = _Fields(source, data.get("camera", {}), "camera.")
+    cam_f = _Fields(source, data.get("camera", {}), "camera.",
+                    ("exposure_us", "analogue_gain", "colour_gains", "lens_position"))
     camera = CameraControls(cam_f.integer("exposure_us"), cam_f.number("analogue_gain", positive=True),
                             cam_f.numbers("colour_gains", 2, positive=True), cam_f.number("lens_position"))
-    dice_f = _Fields(source, data.get("dice", {}), "dice.")
+    dice_f = _Fields(source, data.get("dice", {}), "dice.", ("min_size_px", "max_size_px"))
     die_size = DieSize(dice_f.number("min_size_px", 15.0, positive=True),
                        dice_f.number("max_size_px", 120.0, positive=True))
     if die_size.min_px >= die_size.max_px:
         raise dice_f.fail("max_size_px", f"larger than dice.min_size_px ({die_size.min_px:g})")
     palette = _read_palette(source, data["palette"]) if "palette" in data else default_palette()
     return Profile(name, tray, white_balance, camera, die_size, palette)
+
+
+TRAY_FIELDS = ("method", "width_mm", "height_mm", "px_per_mm", "corners_px", "marker_dictionary", "marker_ids",
+               "marker_size_mm", "marker_inset_mm")
 
 
 def _read_tray(f: _Fields) -> TraySettings:
@@ -252,13 +258,13 @@ def _read_tray(f: _Fields) -> TraySettings:
 
 
 def _read_palette(source: str, table: Any) -> Palette:
-    f = _Fields(source, table, "palette.")
+    f = _Fields(source, table, "palette.", ("max_distance", "colour"))
     max_distance = f.number("max_distance", _REQUIRED, positive=True)
     entries = f.get("colour", "a list of [[palette.colour]] tables",
                      lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, dict) for c in v), _REQUIRED)
     colours = []
     for i, entry in enumerate(entries):
-        c = _Fields(source, entry, f"palette.colour[{i}].")
+        c = _Fields(source, entry, f"palette.colour[{i}].", ("name", "centre_lab", "spread"))
         colours.append(PaletteColour(c.text("name", _REQUIRED), c.numbers("centre_lab", 3, _REQUIRED),
                                      c.number("spread", _REQUIRED, positive=True)))
     return Palette(tuple(colours), max_distance)

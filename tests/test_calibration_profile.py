@@ -80,6 +80,7 @@ BROKEN = [
      "palette.colour[0].spread"),
     ("version = 1", "version = 7", "version"),
     ("[dice]", "[dices]", "dices"),
+    ("width_mm = 310.5", "widht_mm = 310.5", "tray.widht_mm"),
 ]
 
 
@@ -95,6 +96,13 @@ def test_hand_edited_profile_names_the_bad_field(tmp_path, old, new, field):
     message = str(caught.value)
     assert field in message and "\n" not in message
     assert path.read_text() == before
+
+
+def test_a_section_that_is_not_a_table_is_named(tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_text("version = 1\ncamera = 5\n")
+    with pytest.raises(UserError, match="field camera must be a table"):
+        load_profile(path)
 
 
 def test_a_missing_section_takes_documented_defaults(tmp_path):

@@ -7,24 +7,28 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+# Before Kivy is first imported: no display needed, no user Kivy config, no log files.
+os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="kivy-home-")
+os.environ["KIVY_NO_CONSOLELOG"] = "1"
+os.environ["KIVY_NO_FILELOG"] = "1"
+os.environ["KIVY_NO_ARGS"] = "1"
 pytest.importorskip("kivy", reason="the UI tests need Kivy: pip install kivy==2.3.1")
 
+TEST_CAMERA_FPS = 8.0
+"""The live view's frame rate in tests: enough to see the dice, cheap with software GL."""
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 @pytest.fixture(scope="session")
-def kivy_window(tmp_path_factory):
+def kivy_window():
     """One offscreen 800x480 Kivy window for the whole test run (Kivy allows one per process)."""
-    os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
-    os.environ["KIVY_HOME"] = str(tmp_path_factory.mktemp("kivy_home"))
-    os.environ["KIVY_NO_CONSOLELOG"] = "1"
-    os.environ["KIVY_NO_FILELOG"] = "1"
-    os.environ["KIVY_NO_ARGS"] = "1"
     from ui.window import configure_window
 
     configure_window(size=(800, 480))
@@ -46,6 +50,7 @@ class UiDriver:
     def launch(self, **kwargs):
         from ui.app import CompanionApp
 
+        kwargs.setdefault("camera_fps", TEST_CAMERA_FPS)
         app = CompanionApp(**kwargs)
         app._run_prepare()
         self.apps.append(app)
@@ -75,19 +80,36 @@ class UiDriver:
             self.pump(1)
             time.sleep(0.005)
 
+    def reveal(self, widget) -> None:
+        """Scroll every scroll view that holds ``widget`` until it shows (a player's swipe)."""
+        from kivy.uix.scrollview import ScrollView
+
+        parent = widget.parent
+        while parent is not None and parent is not self.window:
+            if isinstance(parent, ScrollView) and not self._shows(parent, widget):
+                parent.scroll_to(widget, padding=0, animate=False)
+                self.pump(2)
+            parent = parent.parent
+
+    @staticmethod
+    def _shows(view, widget) -> bool:
+        x, y = widget.to_window(*widget.center)
+        left, bottom = view.to_window(*view.pos)
+        return left <= x <= left + view.width and bottom <= y <= bottom + view.height
+
     def tap(self, widget) -> None:
         """A finger down and up at the widget's centre, dispatched through the window."""
         from kivy.tests.common import UnitTestTouch
 
         assert not widget.disabled, f"{widget!r} ({getattr(widget, 'text', '')!r}) is disabled"
         assert widget.get_root_window() is not None, f"{widget!r} is not on screen"
+        self.reveal(widget)
         x, y = widget.to_window(*widget.center)
         assert 0 <= x <= self.window.width and 0 <= y <= self.window.height, f"{widget!r} is off screen"
         touch = UnitTestTouch(x, y)
         touch.touch_down()
-        self.pump(1)
         touch.touch_up()
-        self.pump(2)
+        self.pump(1)
 
     def tap_at(self, x: float, y: float) -> None:
         from kivy.tests.common import UnitTestTouch

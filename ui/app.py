@@ -26,16 +26,16 @@ from companion.engine import Die
 from companion.errors import CompanionError, UserError
 from companion.session import Session, SessionStore
 from hardware.camera import SimCamera, default_spec, open_camera
-from ui.live import FrameGrabber, ReaderWorker
+from ui.live import FrameGrabber, ReaderProcess
 from ui.preferences import Preferences
 from vision.types import DieReading
 
 HERE = Path(__file__).parent
 SCREENS = ("start", "play", "scoreboard", "history", "summary", "settings")
+CAMERA_FPS = 30.0
+"""Camera frames a second for the live view (tests ask for fewer to save CPU)."""
 PHOTO_QUALITY = 85
 """JPEG quality of the photo kept with each roll (about 40 kB for a 640x480 frame)."""
-VIDEO_RATE = 30
-"""How often a second the live view looks for a new camera frame."""
 
 
 def load_layout(file_name: str) -> None:
@@ -58,10 +58,11 @@ class CompanionApp(App):
 
     def __init__(self, camera: str | None = None, game: str | None = None,
                  players: Sequence[str] | None = None, store: SessionStore | None = None,
-                 preferences: Preferences | None = None, **kwargs: Any):
+                 preferences: Preferences | None = None, camera_fps: float = CAMERA_FPS, **kwargs: Any):
         super().__init__(**kwargs)
         self.preferences = preferences or Preferences()
         self.camera_spec = camera or self.preferences["camera"] or default_spec()
+        self.camera_fps = camera_fps
         self.initial_game = game
         self.initial_players = tuple(players or ())
         self.store = store or SessionStore()
@@ -85,12 +86,12 @@ class CompanionApp(App):
     def on_start(self) -> None:
         self.attempt(self.load_profile)
         self.attempt(lambda: self.open_camera(self.camera_spec))
-        self.reader = ReaderWorker(self._read_frame, self._reading_done)
-        Clock.schedule_interval(self._show_latest_frame, 1 / VIDEO_RATE)
+        self.reader = ReaderProcess(self._reading_done)
+        Clock.schedule_interval(self._each_frame, 0)
 
     def on_stop(self) -> None:
         Window.unbind(on_key_down=self._on_key_down)
-        Clock.unschedule(self._show_latest_frame)
+        Clock.unschedule(self._each_frame)
         if self.grabber:
             self.grabber.stop()
         if self.reader:
@@ -105,7 +106,7 @@ class CompanionApp(App):
             self.grabber.stop()
         self.camera_spec = spec
         self.simulated = isinstance(source, SimCamera)
-        self.grabber = FrameGrabber(source, prepare=self._prepare).start()
+        self.grabber = FrameGrabber(source, interval=1 / self.camera_fps, prepare=self._prepare).start()
 
     def load_profile(self) -> None:
         """Use the calibration profile named in the settings (or the default one) if it exists."""
@@ -210,23 +211,14 @@ class CompanionApp(App):
         if frame is None:
             self.notice = self.grabber.error if self.grabber and self.grabber.error else "no camera picture yet"
             return False
-        if not self.reader.submit(frame):
+        if not self.reader.submit(frame, self.profile.palette if self.profile else None):
             return False
         self.reading_busy = True
-        self.notice = "reading the dice..."
         return True
-
-    def _read_frame(self, frame):
-        from vision.reader import read_frame
-
-        return read_frame(frame, palette=self.profile.palette if self.profile else None)
 
     def _reading_done(self, reading, frame) -> None:
         self.reading_busy = False
         self.readings_done += 1
-        if isinstance(reading, Exception):
-            self.notice = f"could not read the dice: {reading}"
-            return
         if reading.error:
             self.notice = f"could not read the dice: {reading.error}"
             return
@@ -276,7 +268,9 @@ class CompanionApp(App):
             return True
         return False
 
-    def _show_latest_frame(self, _dt) -> None:
+    def _each_frame(self, _dt) -> None:
+        """Hand over a finished reading, and show the newest camera frame on the play screen."""
+        self.reader.poll()
         if self.grabber is None or self.root.current != "play":
             return
         count, frame = self.grabber.latest()

@@ -1,10 +1,13 @@
-"""The camera and the reader, each on its own thread, so the UI thread only draws.
+"""The camera and the reader run off the UI thread, so the UI thread only draws.
 
-:class:`FrameGrabber` keeps the newest camera frame; :class:`ReaderWorker` reads dice
-from a frame in the background and hands the reading back on the UI thread.
+:class:`FrameGrabber` keeps the newest camera frame (a thread); :class:`ReaderProcess`
+reads dice from a frame in a lower-priority process and hands the reading back to the
+UI thread.
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
 import queue
 import threading
 import time
@@ -13,14 +16,12 @@ from typing import Any
 
 import numpy as np
 
-FRAME_INTERVAL = 1 / 30
-"""Seconds between camera reads; the live view never needs more than 30 frames a second."""
-
+from vision.types import Reading
 
 class FrameGrabber:
     """Reads frames from a camera source on a background thread and keeps the newest."""
 
-    def __init__(self, source: Any, interval: float = FRAME_INTERVAL,
+    def __init__(self, source: Any, interval: float,
                  prepare: Callable[[np.ndarray], np.ndarray] | None = None):
         self.source = source
         self.prepare = prepare
@@ -70,42 +71,86 @@ class FrameGrabber:
             close()
 
 
-class ReaderWorker:
-    """Runs ``read(frame)`` off the UI thread; ``deliver(reading, frame)`` runs on the UI thread."""
+READER_NICENESS = 10
+"""How much lower than the app the reader process runs: the live view and touches come first."""
 
-    def __init__(self, read: Callable[[np.ndarray], Any], deliver: Callable[[Any, np.ndarray], None]):
-        self.read = read
+
+class ReaderProcess:
+    """Reads dice in a separate, lower-priority process.
+
+    A process rather than a thread: the reader's Python work then never holds the app's
+    GIL, and the operating system gives the live view the CPU first.  :meth:`poll`
+    (called by the UI every frame) hands a finished reading to ``deliver(reading, frame)``.
+    """
+
+    def __init__(self, deliver: Callable[[Reading, np.ndarray], None], niceness: int = READER_NICENESS):
         self.deliver = deliver
+        self.niceness = niceness
         self.busy = False
-        self._jobs: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._loop, name="dice-reader", daemon=True)
-        self._thread.start()
+        self._frame: np.ndarray | None = None
+        self._process = None
+        self._conn = None
 
-    def submit(self, frame: np.ndarray) -> bool:
-        """Queue a frame for reading; False while a reading is already under way."""
+    def _start(self) -> None:
+        context = multiprocessing.get_context("spawn")  # never fork a process that holds a GL context
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=serve_readings, args=(child, self.niceness), name="dice-reader",
+                                        daemon=True)
+        self._process.start()
+        child.close()
+
+    def submit(self, frame: np.ndarray, palette: Any = None) -> bool:
+        """Send a frame to be read; False while a reading is already under way."""
         if self.busy:
             return False
+        if self._process is None or not self._process.is_alive():
+            self._start()
+        self._conn.send((frame, palette))
+        self._frame = frame
         self.busy = True
-        self._jobs.put(frame.copy())
         return True
 
-    def _loop(self) -> None:
-        from kivy.clock import Clock
-
-        while True:
-            frame = self._jobs.get()
-            if frame is None:
+    def poll(self) -> None:
+        if not self.busy:
+            return
+        try:
+            if not self._conn.poll():
                 return
-            try:
-                reading = self.read(frame)
-            except Exception as exc:  # noqa: BLE001 - shown as a one-line error, the game is unchanged
-                reading = exc
-            Clock.schedule_once(lambda _dt, r=reading, f=frame: self._finish(r, f))
-
-    def _finish(self, reading: Any, frame: np.ndarray) -> None:
+            reading = self._conn.recv()
+        except (EOFError, OSError):
+            reading = Reading(error="the reader stopped; it restarts at the next reading")
+            self._process = None
         self.busy = False
-        self.deliver(reading, frame)
+        self.deliver(reading, self._frame)
 
     def stop(self) -> None:
-        self._jobs.put(None)
-        self._thread.join(timeout=2)
+        if self._process is None:
+            return
+        try:
+            self._conn.send(None)
+        except OSError:
+            pass
+        self._process.join(timeout=2)
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process = None
+
+
+def serve_readings(conn, niceness: int) -> None:
+    """The reader process: read each frame sent, answer with a Reading (its error set on failure)."""
+    os.nice(niceness)
+    from vision.reader import read_frame
+
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        frame, palette = job
+        try:
+            reading = read_frame(frame, palette=palette)
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a one-line message on screen
+            reading = Reading(error=" ".join(f"{type(exc).__name__}: {exc}".split())[:200])
+        conn.send(reading)

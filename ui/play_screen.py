@@ -23,6 +23,8 @@ DIE_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purp
 
 
 def format_figure(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.0%}" if 0 <= value <= 1 else f"{value:.1f}"
     return str(value)
@@ -47,7 +49,7 @@ class PlayScreen(Screen):
 
     def on_kv_post(self, _base) -> None:
         app = App.get_running_app()
-        app.bind(revision=self.refresh, reading=self._reading_changed)
+        app.bind(revision=self.refresh, reading=self._reading_changed, reading_busy=self._reading_changed)
 
     def on_pre_enter(self, *_args) -> None:
         self.refresh()
@@ -114,7 +116,7 @@ class PlayScreen(Screen):
         self._show_chips(app.reading if waiting_roll else [])
         self.ids.chips.opacity = 1 if waiting_roll else 0
         self.ids.accept_button.disabled = not (waiting_roll and app.reading)
-        self.ids.read_button.disabled = not waiting_roll
+        self.ids.read_button.disabled = not waiting_roll or app.reading_busy
         self.ids.roll_button.disabled = not (waiting_roll and app.simulated)
 
     # -- correcting, adding and removing dice ------------------------------------------
@@ -130,7 +132,8 @@ class PlayScreen(Screen):
         content = BoxLayout(orientation="vertical", spacing=dp(8))
         title = (f"Die {index + 1}: read as {die.value or '?'} {die.colour or '?'}: tap colour, then value"
                  if die else "Add a die: tap colour, then value")
-        popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86))
+        popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86),
+                      _anim_duration=0)
         swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60))
         chosen = {"colour": die.colour if die and die.colour in colours else colours[0]}
         for colour in colours:
@@ -187,6 +190,9 @@ class PlayScreen(Screen):
         """The dice to be used, big and tappable, and a "+" to add one the reader missed."""
         box = self.ids.chips
         box.clear_widgets()
+        add = Button(text="+", font_size="26sp", size_hint_x=None, width=dp(48))
+        add.bind(on_release=lambda _b: self.edit_die(None))
+        box.add_widget(add)
         for index, die in enumerate(dice):
             rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
             chip = Button(text=str(die.value) if die.certain else "?", font_size="24sp", bold=True,
@@ -194,9 +200,6 @@ class PlayScreen(Screen):
                           color=(0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1))
             chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
             box.add_widget(chip)
-        add = Button(text="+", font_size="26sp", size_hint_x=None, width=dp(48))
-        add.bind(on_release=lambda _b: self.edit_die(None))
-        box.add_widget(add)
 
     # -- a move by hand ---------------------------------------------------------------
     def other_move(self) -> None:
@@ -204,7 +207,8 @@ class PlayScreen(Screen):
         app = App.get_running_app()
         state = app.state
         content = BoxLayout(orientation="vertical", spacing=dp(6))
-        popup = Popup(title="Choose any legal move", title_size="20sp", content=content, size_hint=(0.95, 0.95))
+        popup = Popup(title="Choose any legal move", title_size="20sp", content=content, size_hint=(0.95, 0.95),
+                      _anim_duration=0)
         kinds = GridLayout(rows=1, spacing=dp(4), size_hint_y=None, height=dp(56))
         listing = GridLayout(cols=1, spacing=dp(4), size_hint_y=None)
         listing.bind(minimum_height=listing.setter("height"))
@@ -232,7 +236,7 @@ class PlayScreen(Screen):
         content.add_widget(close)
         if moves:
             show_kind(moves[0].kind)
-        self.move_popup = popup
+        self.move_popup, self.move_list = popup, listing
         popup.open()
 
 

@@ -1,7 +1,10 @@
 """Widgets shared by the screens: the live dice view and the score chart."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.metrics import dp, sp
@@ -24,6 +27,14 @@ def colour_rgba(name: str | None) -> tuple[float, float, float, float]:
     return (0.6, 0.6, 0.6, 1.0)
 
 
+@functools.cache
+def label_texture(text: str):
+    """The rendered text of a die label; cached, since text rendering is slow with software GL."""
+    label = CoreLabel(text=text, font_size=sp(17), bold=True)
+    label.refresh()
+    return label.texture
+
+
 class DiceView(Widget):
     """The live camera picture with each read die outlined and labelled.
 
@@ -40,7 +51,6 @@ class DiceView(Widget):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self._labels: list[Label] = []
         with self.canvas.before:
             Color(0.08, 0.08, 0.08, 1)
             self._background = Rectangle(pos=self.pos, size=self.size)
@@ -84,27 +94,20 @@ class DiceView(Widget):
         self._picture.pos = (left, bottom)
         self._picture.size = (self.frame_size[0] * scale, self.frame_size[1] * scale)
         self.canvas.after.clear()
-        for label in self._labels:
-            self.remove_widget(label)
-        self._labels = []
         for index, die in enumerate(self.dice):
             x, y, w, h = self.die_rect(index)
             rgba = colour_rgba(die.colour) if die.certain else UNCERTAIN_RGBA
+            text = label_texture(f"{die.value if die.certain else '?'} {die.colour or '?'}")
+            tx, ty = x + w / 2 - text.width / 2, y + h + dp(1)
             with self.canvas.after:
                 Color(0, 0, 0, 0.8)
                 Line(rectangle=(x - 1, y - 1, w + 2, h + 2), width=dp(3.5))
+                Rectangle(pos=(tx - dp(2), ty), size=(text.width + dp(4), text.height))
                 Color(*rgba)
                 Line(rectangle=(x, y, w, h), width=dp(2), dash_length=6 if not die.certain else 1,
                      dash_offset=4 if not die.certain else 0)
-            text = f"{die.value if die.certain else '?'} {die.colour or '?'}"
-            label = Label(text=text, font_size=sp(17), bold=True, size_hint=(None, None),
-                          color=(1, 1, 1, 1) if die.certain else UNCERTAIN_RGBA, outline_width=2,
-                          outline_color=(0, 0, 0, 1))
-            label.texture_update()
-            label.size = label.texture_size
-            label.pos = (x + w / 2 - label.width / 2, y + h + dp(1))
-            self._labels.append(label)
-            self.add_widget(label)
+                Color(*(UNCERTAIN_RGBA if not die.certain else (1, 1, 1, 1)))
+                Rectangle(texture=text, pos=(tx, ty), size=text.size)
 
     def die_at(self, x: float, y: float) -> int | None:
         for index in range(len(self.dice)):

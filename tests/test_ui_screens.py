@@ -1,0 +1,111 @@
+"""The app's screens one by one: keyboard shortcuts, the alert banner, refused input,
+games with seat colours, settings.  Each drives the real app by touches and keys."""
+from __future__ import annotations
+
+import json
+
+from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
+
+from companion.engine import parse_dice
+from companion.session import SessionStore
+from ui.preferences import FILE_NAME
+
+NO_SET_ROLL = "white:1 white:1 white:1 white:1 white:1 white:1 white:1 yellow:1"
+
+
+def test_space_reads_and_ctrl_z_undoes_ctrl_y_redoes(ui):
+    with SessionStore() as store:
+        session = store.new_session("dairyman", ["Ann", "Bob"], seed=4)
+        session.roll("white:6 white:4 white:5 white:5 white:3 white:2 white:1 yellow:4")
+        session.play(session.game.advise(session.state)[0].move)
+        after_roll = session.history()[1]
+    app = ui.launch(camera="sim")
+    ui.tap(app.screen("start").ids.resume)
+    moved = app.state.to_json()
+    ui.key(122, "z", ["ctrl"])
+    assert app.session.history()[-1]["kind"] == "undo"
+    assert app.state.to_json()["roll"] != moved["roll"] or app.state.phase != moved["phase"]
+    assert sorted(app.state.to_json()["roll"]) == sorted(f"{d['colour']}:{d['value']}" for d in after_roll["dice"])
+    ui.key(121, "y", ["ctrl"])
+    assert app.state.to_json() == moved
+
+    ui.key(122, "z", ["ctrl"])
+    ui.key(122, "z", ["ctrl"])                       # back to the chance node: the dice are to be read
+    assert app.state.dice_to_roll() is not None
+    done = app.readings_done
+    ui.key(32, " ")
+    assert app.reading_busy
+    ui.wait(lambda: app.readings_done > done, timeout=60, what="the reading started by space")
+
+
+def test_a_critical_alert_fills_the_banner(ui):
+    with SessionStore() as store:
+        session = store.new_session("dairyman", ["Ann", "Bob"], seed=1)
+        session.roll(NO_SET_ROLL)
+        alerts = [a for a in session.state.alerts() if a.severity == "critical"]
+    assert alerts, "a roll without a set of ten is a critical alert in Dairyman"
+    app = ui.launch(camera="sim")
+    ui.tap(app.screen("start").ids.resume)
+    play = app.screen("play")
+    banner = play.ids.banner
+    ui.pump(3)
+    assert alerts[0].message.upper() in banner.text
+    assert banner.height >= 56 and banner.width == ui.window.width
+    assert tuple(play.banner_rgba[:3]) == (0.85, 0.08, 0.08)
+    ui.screenshot("play-alert")
+    ui.tap(play.ids.suggestions.children[-1])        # the only move: fail, take a backorder token
+    assert app.state.to_json()["backorders"] == [1, 0]
+
+
+def test_a_bad_rules_option_is_one_line_and_starts_nothing(ui):
+    app = ui.launch(camera="sim")
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Dairyman")
+    faces = next(row.children[0] for row in start.ids.options.children
+                 if "cheese faces" in row.children[1].text)
+    faces.text = "1 2 3"
+    ui.tap(start.ids.start_button)
+    assert app.root.current == "start"
+    assert "cheese_faces" in app.notice and "\n" not in app.notice
+    assert app.session is None
+    assert app.store.list_sessions() == []
+
+
+def test_seat_colours_for_a_game_that_gives_each_player_a_colour(ui):
+    app = ui.launch(camera="sim")
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Whirling Derby")
+    rows = start.ids.players.children[::-1]
+    assert [row.colour_choice.text for row in rows] == ["red", "blue"]
+    ui.choose(rows[1].colour_choice, "red")
+    ui.tap(start.ids.start_button)
+    assert "different dice colour" in app.notice
+    assert app.store.list_sessions() == []
+    ui.choose(rows[1].colour_choice, "green")
+    ui.tap(ui.button("down", root=start.ids.players.children[-1]))     # swap seats: colours move along
+    assert [row.colour_choice.text for row in start.ids.players.children[::-1]] == ["green", "red"]
+    ui.tap(start.ids.start_button)
+    assert app.root.current == "play"
+    colours = app.session.options["colours"].split(",")
+    assert colours[:2] == ["green", "red"] and len(set(colours)) == len(colours) == 4
+    assert app.session.players == ("Player 2", "Player 1")
+
+
+def test_settings_refuse_a_bad_pin_and_save_good_ones(ui, tmp_path, monkeypatch):
+    app = ui.launch(camera="sim")
+    ui.tap(ui.button("Settings"))
+    settings = app.screen("settings")
+    settings._pin_inputs["read_button"].text = "99"
+    ui.tap(settings.ids.save_button)
+    assert "GPIO 99" in app.notice
+    assert not app.preferences.path.exists()
+    settings._pin_inputs["read_button"].text = "5"
+    settings._pin_inputs["undo_button"].text = "5"
+    ui.tap(settings.ids.save_button)
+    assert "share" in app.notice and not app.preferences.path.exists()
+    settings._pin_inputs["undo_button"].text = "6"
+    ui.screenshot("settings")
+    ui.tap(settings.ids.save_button)
+    saved = json.loads(app.preferences.path.read_text())
+    assert saved["pins"]["read_button"] == 5 and saved["pins"]["undo_button"] == 6
+    assert app.preferences.path.name == FILE_NAME

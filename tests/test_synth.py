@@ -10,7 +10,7 @@ from companion.errors import UserError
 from vision.synth import DIE_COLOURS, pip_layout, random_scene, render_scene
 
 CLEAN = {"noise_sigma": (0.0, 0.0), "blur_sigma": (0.0, 0.0), "glare": 0.0, "marble": 0.0, "light_gradient": (0.0, 0.0),
-             "vignette": (0.0, 0.0)}
+             "vignette": (0.0, 0.0), "jpeg": 0.0}
 
 
 def _square(d):
@@ -121,7 +121,7 @@ def test_body_colours_look_like_their_names():
 
 def test_glare_brightens_part_of_the_face():
     kwargs = {"seed": 4, "die_size": (100, 120), "background": "green_felt", "noise_sigma": (0.0, 0.0),
-                  "blur_sigma": (0.0, 0.0), "marble": 0.0}
+                  "blur_sigma": (0.0, 0.0), "marble": 0.0, "jpeg": 0.0}
     plain, truth = render_scene([(5, "red")], glare=0.0, **kwargs)
     shiny, truth2 = render_scene([(5, "red")], glare=1.0, **kwargs)
     assert truth2[0].glare and not truth[0].glare

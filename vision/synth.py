@@ -113,6 +113,8 @@ class RenderSettings:
     shadow_offset: tuple[float, float] = (0.03, 0.10)   # shadow shift, fraction of the side
     blur_sigma: tuple[float, float] = (0.0, 0.9)        # Gaussian blur of the whole frame, pixels
     noise_sigma: tuple[float, float] = (1.0, 5.0)       # Gaussian sensor noise, grey levels
+    jpeg: float = 0.3                  # chance that the frame goes through JPEG compression, as photos do
+    jpeg_quality: tuple[int, int] = (70, 95)            # JPEG quality when it does
     max_placement_tries: int = 400     # random positions tried per die before shrinking the dice
 
 
@@ -577,7 +579,11 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
     if sigma > 0.2:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
     img += rng.standard_normal(img.shape, dtype=np.float32) * np.float32(_rng_range(rng, cfg.noise_sigma))
-    return np.clip(img, 0, 255).astype(np.uint8), truth
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < cfg.jpeg:
+        quality = int(rng.integers(cfg.jpeg_quality[0], cfg.jpeg_quality[1] + 1))
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    return out, truth
 
 
 def random_scene(seed: int, *, count: tuple[int, int] = (1, 12), colours: Iterable[str] | None = None,

@@ -297,41 +297,44 @@ class SessionStore:
 
     @_reading
     def list_sessions(self) -> list[dict]:
-        """Every session, newest first: id, game, players, times, actions and whether finished."""
+        """Every session, the most recently played first: id, game, players, when it was
+        created and last played, the rolls and moves logged (undone ones included) and
+        whether it is finished.
+
+        "Recently" follows the order events were written, not the clock, which a
+        Raspberry Pi without a real-time clock may have wrong until it is online.
+        """
         rows = self._conn.execute(
             """SELECT c.session_id, c.payload, c.created_at,
-                      (SELECT MAX(created_at) FROM events e WHERE e.session_id = c.session_id),
+                      (SELECT MAX(id) FROM events e WHERE e.session_id = c.session_id) AS last_event,
+                      (SELECT created_at FROM events e WHERE e.session_id = c.session_id ORDER BY seq DESC LIMIT 1),
                       (SELECT COUNT(*) FROM events e WHERE e.session_id = c.session_id AND e.kind IN ('roll', 'move')),
                       (SELECT kind FROM events e WHERE e.session_id = c.session_id AND e.kind IN ('finished', 'undo')
                        ORDER BY seq DESC LIMIT 1)
-               FROM events c WHERE c.kind = 'created' ORDER BY c.session_id DESC""").fetchall()
+               FROM events c WHERE c.kind = 'created' ORDER BY last_event DESC""").fetchall()
         sessions = []
-        for session_id, payload, created_at, updated_at, actions, last_end_or_undo in rows:
+        for session_id, payload, created_at, _, played_at, actions, last_end_or_undo in rows:
             created = json.loads(payload)
             sessions.append({"id": session_id, "game": created["game"], "players": created["players"],
-                             "created_at": created_at, "updated_at": updated_at, "actions": actions,
+                             "created_at": created_at, "updated_at": played_at, "actions": actions,
                              "finished": last_end_or_undo == "finished"})
         return sessions
 
     def latest_unfinished(self, game_name: str | None = None,
                           players: Sequence[str] | None = None) -> Session | None:
-        """The most recently active unfinished session, or None; ``game_name`` and
+        """The most recently played unfinished session, or None; ``game_name`` and
         ``players`` (in seat order), when given, must match."""
         wanted = get_game(game_name).name if game_name else None
         seats = [p.strip() for p in players] if players else None
-        candidates = [s for s in self.list_sessions() if not s["finished"]
-                      and wanted in (None, s["game"]) and seats in (None, s["players"])]
-        if not candidates:
-            return None
-        latest = max(candidates, key=lambda s: (s["updated_at"], s["id"]))
-        return self.open(latest["id"])
+        for info in self.list_sessions():
+            if not info["finished"] and wanted in (None, info["game"]) and seats in (None, info["players"]):
+                return self.open(info["id"])
+        return None
 
     def latest(self) -> Session | None:
-        """The most recently active session, finished or not, or None if there is none."""
+        """The most recently played session, finished or not, or None if there is none."""
         sessions = self.list_sessions()
-        if not sessions:
-            return None
-        return self.open(max(sessions, key=lambda s: (s["updated_at"], s["id"]))["id"])
+        return self.open(sessions[0]["id"]) if sessions else None
 
     @_reading
     def player_stats(self) -> dict[str, dict]:

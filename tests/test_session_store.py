@@ -466,3 +466,18 @@ def test_the_benchmark_plays_a_whole_game_and_leaves_no_file(toy_game, tmp_path)
     assert figures["game_finished"] and figures["actions"] == 2 * 2  # 1 player, 2 rounds, roll + move each
     assert set(figures["ms_per_bare_commit"]) == {"FULL", "NORMAL"}
     assert list(tmp_path.iterdir()) == []
+
+
+def test_resume_follows_the_order_of_play_even_when_the_clock_jumps_back(db, monkeypatch):
+    import companion.session as session_module
+
+    store = SessionStore(db)
+    monkeypatch.setattr(session_module, "_now", lambda: "2026-06-02T20:00:00.000+00:00")
+    first = store.new_session("toy-race", ["Ann"])
+    second = store.new_session("toy-race", ["Bob"])
+    second.roll("1 2")
+    # a Pi without a real-time clock, booted offline: its clock says 1970
+    monkeypatch.setattr(session_module, "_now", lambda: "1970-01-01T00:01:00.000+00:00")
+    first.roll("3 4")
+    assert store.latest_unfinished().id == first.id
+    assert [s["id"] for s in store.list_sessions()] == [first.id, second.id]

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from companion.engine import DiceRequest
+from companion.games import get_game
+from hardware import camera as camera_module
 from hardware.camera import CameraError, ReplayCamera, SimCamera, UsbCamera, open_camera
 from vision.synth import DIE_COLOURS
 
@@ -150,3 +152,23 @@ def test_opencv_capture_reports_the_end_of_frames(tmp_path):
     cam.read()
     with pytest.raises(CameraError, match="no picture"):
         cam.read()
+
+
+@pytest.mark.parametrize("name", ["dairyman", "whirling-derby"])
+def test_sim_throws_what_a_real_game_asks_for_and_the_game_accepts_it(name):
+    game = get_game(name)
+    state = game.new_game(game.default_players(game.min_players), seed=1)
+    request = state.dice_to_roll()
+    cam = SimCamera(seed=7)
+    truth = cam.throw(request)
+    assert sorted(t.colour for t in truth) == sorted(request.colours)
+    after = state.apply_roll([t.to_die() for t in truth])     # the rules engine takes the drawn dice as a roll
+    assert after is not state
+
+
+def test_default_camera_is_pi_on_a_pi_and_sim_elsewhere(monkeypatch):
+    monkeypatch.setattr(camera_module, "is_raspberry_pi", lambda: True)
+    assert camera_module.default_spec() == "pi"
+    monkeypatch.setattr(camera_module, "is_raspberry_pi", lambda: False)
+    assert camera_module.default_spec() == "sim"
+    assert isinstance(open_camera(), SimCamera)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import UserError
-from vision.settle import Settler, SettleSettings
+from vision.settle import Settler, SettleSettings, dice_key
 from vision.synth import render_scene
 from vision.types import DieReading, Reading
 
@@ -152,3 +152,15 @@ def test_one_reading_per_long_enough_rest(segments):
         # 0.25 s later (rest frame 8) comes the first reading, and the agreeing one a frame after
         expected += still >= 10
     assert got == expected
+
+
+def test_with_the_real_reader_one_reading_per_rest_equal_to_reading_the_frame():
+    from vision.reader import read_frame
+
+    table = Table(seed=4)
+    settler = Settler(read_frame, SettleSettings(report_empty=True))
+    dice = [(5, "white"), (2, "red")]
+    events = _run(settler, list(table.rolling(dice)) + list(table.resting(dice, frames=15)))
+    reported = [e.reading for e in events if e.reading]
+    assert len(reported) == 1
+    assert dice_key(reported[0]) == dice_key(read_frame(table.image))

@@ -380,7 +380,8 @@ def test_spoilage_when_the_last_backorder_token_is_taken():
     owned = {0: [CHEESE_40_FACE_5, ICE_10, 12], 1: [ICE_30, ICE_20], 2: [13]}
     state = situation(owned=owned, flipped=[ICE_30], backorders=[1, 2, 0], current=0,
                       display=[ICE_10 + 1, ICE_20 + 1, ICE_30 + 1])
-    assert any(a.kind == "spoilage_coming" for a in state.alerts())
+    coming = [a for a in state.alerts() if a.kind == "spoilage_coming"]
+    assert coming and set(coming[0].players) == {"Ann", "Bob"}  # if Ann fails: Ann 2, Bob 2, Cy 0
     stack_before = state.stack
     after = roll(state, NO_SET + " red:1").apply(Move("fail"))  # Ann takes the 4th and last token: Ann 2, Bob 2
     assert after.backorders == (0, 0, 0) and after.backorder_supply == 4
@@ -460,6 +461,9 @@ def _corrupt(change):
     _corrupt(lambda d: d.update(flipped=[0])),
     _corrupt(lambda d: d.update(current=5)),
     _corrupt(lambda d: d.update(barns=[[["white:6", "white:3"]], [], []])),
+    _corrupt(lambda d: d.update(events=[{"kind": "spoilage"}])),
+    _corrupt(lambda d: d.update(events=[{"kind": "roll_failed", "player": "Zed"}])),
+    _corrupt(lambda d: d.update(events=[{"kind": "fireworks"}])),
 ])
 def test_junk_state_is_refused_with_a_user_error(data):
     with pytest.raises(UserError) as caught:

@@ -523,15 +523,15 @@ class DairymanState(GameState):
             return found
         me = self.players[self.current]
         if self.backorder_supply == 1:
-            most = max(self.backorders)
-            who = [p for p, n in zip(self.players, self.backorders) if n == most]
-            found.append(Alert("spoilage_coming", "One backorder token left: the next failure spoils milk "
-                               f"(most backorders now: {', '.join(who)}, counting the failing player's new token)",
-                               "warning", tuple(who)))
+            counts = [n + (i == self.current) for i, n in enumerate(self.backorders)]
+            who = [p for p, n in zip(self.players, counts) if n == max(counts)]
+            found.append(Alert("spoilage_coming", f"One backorder token left: if {me} fails this turn, milk spoils "
+                               f"and {', '.join(who)} discard(s) the highest-value milk tile", "warning", tuple(who)))
         if self.phase == LOCK and not self.roll_has_set():
             cost = (f"-{RULES['tokens']['backorder_penalty']} points"
                     + (", and spoilage" if self.backorder_supply == 1 else ""))
-            found.append(Alert("roll_failed", f"No set of 10 in this roll: {me} fails to produce milk, "
+            rescue = " unless an ice cream re-roll makes a set" if self._ability_moves() else ""
+            found.append(Alert("roll_failed", f"No set of 10 in this roll: {me} fails to produce milk{rescue}, "
                                f"takes a backorder token ({cost}) and ends the turn", "critical", (me,)))
         if self.phase == CONTINUE:
             if self.claimable_subsets():
@@ -726,7 +726,7 @@ class Dairyman(Game):
             phase=phase, roll=tuple(sorted(dice(data["roll"]))), barns=barns,
             set_aside=dice(data["set_aside"]), abilities_used=frozenset(ints(data["abilities_used"], "abilities")),
             pending=pending, reds=ints([data["reds"]], "reds")[0],
-            events=tuple(dict(e) for e in data["events"]), turns=ints([data["turns"]], "turns")[0])
+            events=_read_events(data["events"], players, len(tiles)), turns=ints([data["turns"]], "turns")[0])
         if state.current >= count or state.roll_no < 1:
             raise UserError("current player or roll number out of range")
         if state.backorder_supply < 0 or state.freeze_supply < 0:
@@ -741,6 +741,24 @@ class Dairyman(Game):
 
     def advise(self, state: GameState) -> list[Suggestion]:
         return dice_math.advise(state)
+
+
+def _read_events(events: Any, players: tuple[str, ...], tile_count: int) -> tuple[dict, ...]:
+    """The last transition's events, checked so that alerts can describe them."""
+    read = []
+    for event in events:
+        kind = event["kind"]
+        if kind in ("roll_failed", "freeze_earned", "claimed") and event["player"] not in players:
+            raise UserError(f"event {kind} names an unknown player")
+        if kind == "claimed" and not all(isinstance(t, int) and 0 <= t < tile_count for t in event["tiles"]):
+            raise UserError("a claimed event names unknown tiles")
+        if kind == "spoilage" and not all(p in players and isinstance(t, int) and 0 <= t < tile_count
+                                          for p, t in event["discarded"].items()):
+            raise UserError("a spoilage event names unknown players or tiles")
+        if kind not in ("roll_failed", "freeze_earned", "claimed", "spoilage"):
+            raise UserError(f"unknown event {kind!r}")
+        read.append(dict(event))
+    return tuple(read)
 
 
 def _sub_multisets(counts: list[int], most: int):

@@ -212,9 +212,13 @@ class SessionStore:
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else data_dir() / DEFAULT_FILE_NAME
-        if not self.path.exists():
-            _create(self.path)
-        _check_header(self.path)
+        try:
+            if not self.path.exists():
+                _create(self.path)
+            _check_header(self.path)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise UserError(f"cannot use session file {self.path}: {reason}") from exc
         _check_contents(self.path)
         self._lock = threading.RLock()  # one connection, shared by the UI's threads one at a time
         try:

@@ -481,3 +481,12 @@ def test_resume_follows_the_order_of_play_even_when_the_clock_jumps_back(db, mon
     first.roll("3 4")
     assert store.latest_unfinished().id == first.id
     assert [s["id"] for s in store.list_sessions()] == [first.id, second.id]
+
+
+def test_a_path_that_cannot_be_created_is_a_one_line_error(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where a directory should be")
+    with pytest.raises(UserError, match="cannot use session file") as refused:
+        SessionStore(blocker / "sessions.sqlite3")
+    assert "\n" not in str(refused.value)
+    assert blocker.read_text() == "a file where a directory should be"

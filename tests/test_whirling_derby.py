@@ -504,3 +504,26 @@ def test_advice_with_one_die_left_finds_the_way_out_through_set_and_reassign():
     state = state.apply(top(state).move)                                  # activate 1-3 Any
     assert state.phase == "set_side"
     assert top(state).move == Move.make("set_side", card="run", side="not_equal")
+
+
+@pytest.mark.parametrize("side, held, extra, most", [
+    ("a_run", (), (1, 2, 3, 5, 6), 3),
+    ("a_run", (5,), (1, 2, 3, 4, 6), 6),
+    ("a_run", (2, 4), (1, 5, 6), 0),             # the gap at 3 cannot be filled
+    ("a_run", (2, 4), (3,), 3),
+    ("a_run", (), (4,), 0),
+    ("all_of_a_kind", (), (2, 2, 6, 6, 6), 3),
+    ("all_of_a_kind", (2,), (6, 6, 6), 0),
+    ("one_or_two_pair", (3,), (3, 5, 5, 5, 5), 4),
+    ("one_or_two_pair", (3, 5), (3,), 0),        # the 5 stays unpaired
+    ("one_or_two_pair", (), (1, 1, 1, 1, 1), 4),
+    ("not_equal", (), (2, 2, 2), 1),
+    ("not_equal", (2,), (2, 3, 4, 5), 3),
+    ("any_two", (), (6,), 0),
+    ("any_one_to_three", (), (1, 2, 3, 4), 3),
+    ("stove", (), (1, 2), 0),
+])
+def test_the_most_dice_a_side_can_be_activated_with(side, held, extra, most):
+    from companion.games.whirling_derby import best_activation, load_rules
+    sides = {s.key: s for card in load_rules().cards for s in card.sides}
+    assert best_activation(sides[side], held, extra, True) == most

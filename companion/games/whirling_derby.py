@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
+from itertools import permutations
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,10 @@ PLACING = ("setup_place", "assign", "receive", "reassign")
 # -- rules data ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Side:
-    """One face of a card: which dice it takes and what activating it does."""
+    """One face of a card: which dice it takes and what activating it does.  Sides are
+    compared and hashed by identity (cheap keys for the advice caches; rules are cached)."""
 
     key: str
     title: str
@@ -191,59 +193,64 @@ def activation_problem(side: Side, values: Sequence[int]) -> str | None:
 
 
 @lru_cache(maxsize=1 << 16)
-def best_activation(side: Side, values: tuple[int, ...], extra: tuple[int, ...], four_equal: bool) -> int:
-    """The most dice ``side`` could be activated with, keeping ``values`` and adding any of
-    ``extra`` (both sorted); 0 if it cannot be completed from them."""
+def best_additions(side: Side, values: tuple[int, ...], extra: tuple[int, ...],
+                   four_equal: bool) -> tuple[int, ...] | None:
+    """The values to take from ``extra`` so that ``side``, keeping its ``values``, holds the
+    most dice it can be activated with (both sorted); None if no such set can be made."""
     if side.action == "none":
-        return 0
-    limit = side.slots or len(values) + len(extra)
+        return None
+    room = (side.slots or len(values) + len(extra)) - len(values)
     pattern = side.pattern
-    best = 0
+    if pattern in ("consecutive", "distinct") and len(set(values)) != len(values):
+        return None
     if pattern == "consecutive":
         have, avail = set(values), set(values) | set(extra)
         if have:
             low, high = min(have), max(have)
-            if any(v not in avail for v in range(low, high + 1)) or len(values) != len(have):
-                return 0
-            while low - 1 in avail and high - low + 1 < limit:
+            while low - 1 in avail and len(range(low - 1, high + 1)) - len(have) <= room:
                 low -= 1
-            while high + 1 in avail and high - low + 1 < limit:
+            while high + 1 in avail and len(range(low, high + 2)) - len(have) <= room:
                 high += 1
-            best = high - low + 1
-        else:
-            run = 0
+        else:                              # the longest run among the extra dice (its top part)
+            low, high, start = 1, 0, None
             for v in range(1, 8):
-                run = run + 1 if v in avail else 0
-                best = max(best, min(run, limit))
+                if v in avail:
+                    start = v if start is None else start
+                elif start is not None:
+                    if min(v - start, room) > high - low + 1:
+                        low, high = max(start, v - room), v - 1
+                    start = None
+        adds = [v for v in range(low, high + 1) if v not in have]
     elif pattern == "equal":
         counts = Counter(extra)
-        best = len(values) + counts[values[0]] if values else max(counts.values(), default=0)
+        value = values[0] if values else max(counts, key=lambda v: (counts[v], v), default=0)
+        adds = [value] * min(counts[value], room)
     elif pattern == "pairs":
         counts, spare = Counter(values), Counter(extra)
-        best = len(values)
-        for value, n in counts.items():
-            if n % 2:
-                if not spare[value]:
-                    return 0
-                spare[value] -= 1
-                best += 1
-        if best > limit:
-            return 0
-        for value, n in sorted(spare.items(), key=lambda item: -item[1]):
-            pairs = n // 2 if four_equal or not counts[value] else 0
-            if not four_equal:
-                pairs = min(pairs, 1)
-            best += 2 * min(pairs, (limit - best) // 2)
+        adds = [v for v, n in counts.items() if n % 2]
+        if any(not spare[v] for v in adds):
+            return None
+        spare.subtract(adds)
+        for value, n in sorted(spare.items(), key=lambda item: (-item[1], -item[0])):
+            pairs = n // 2 if four_equal else min(n // 2, 0 if counts[value] else 1)
+            adds += [value] * (2 * min(pairs, (room - len(adds)) // 2))
     elif pattern == "distinct":
-        best = len(set(values) | set(extra)) if len(set(values)) == len(values) else 0
+        adds = sorted(set(extra) - set(values))[:room]
     elif pattern == "not_all_equal":
-        best = len(values) + len(extra)
-        if min(best, limit) > 1 and len(set(values) | set(extra)) == 1:
-            best = 1
+        adds = sorted(extra, key=lambda v: (v in values, v))[:room]
     else:
-        best = len(values) + len(extra)
-    best = min(best, limit)
-    return best if best >= max(side.required, 1) else 0
+        adds = list(extra[:room])
+    adds = tuple(sorted(adds))
+    if len(adds) > room or Counter(adds) - Counter(extra) or activation_problem(side, tuple(sorted(values + adds))):
+        return None
+    return adds
+
+
+def best_activation(side: Side, values: tuple[int, ...], extra: tuple[int, ...], four_equal: bool) -> int:
+    """The most dice ``side`` could be activated with, keeping ``values`` and adding any of
+    ``extra`` (both sorted); 0 if it cannot be completed from them."""
+    adds = best_additions(side, values, extra, four_equal)
+    return 0 if adds is None else len(values) + len(adds)
 
 
 # -- the state ----------------------------------------------------------------------------
@@ -816,38 +823,56 @@ class WhirlingDerby(Game):
 
 
 @dataclass(frozen=True)
-class Outlook:
-    """What one player's cards promise: ``best`` dice the best card could give away (on
-    ``best_card``); ``ready`` dice on the other cards that already make complete cards (they
-    can go next turn), ``waiting`` dice on the other cards in all; and whether any card, a
-    reassign side included, could be activated at all (a way out when nothing gives dice away)."""
+class Plan:
+    """The best split of a player's dice in hand over their cards that the planner found:
+    ``now`` dice the best complete card gives away (on ``best_card``), ``ready`` dice on the
+    other complete cards (they can go next turn), ``can_act`` whether any card, a reassign
+    side included, is complete, and ``loose`` dice left on incomplete cards."""
 
-    best: int
+    now: int
     best_card: int | None
     ready: int
-    waiting: int
     can_act: bool
+    loose: int
+
+    def key(self, on_turn: bool) -> tuple:
+        if on_turn:
+            return self.now, self.can_act, self.ready, -self.loose
+        return self.now + self.ready, self.can_act, -self.loose
 
 
-def _outlook(state: DerbyState, board: tuple[Card, ...], extra: Sequence[Die]) -> Outlook:
-    """The :class:`Outlook` of ``board`` if any of ``extra`` were added to it."""
-    values = tuple(sorted(d.value for d in extra))
-    four = state.rules.four_equal_is_two_pairs
-    best, best_card, can_act = 0, None, False
-    for i, (side_index, dice) in enumerate(board):
-        side = state.rules.cards[i].sides[side_index]
-        count = best_activation(side, tuple(d.value for d in dice), values, four)
-        can_act = can_act or count > 0
-        if side.action != "reassign" and count > best:
-            best, best_card = count, i
-    ready = waiting = 0
-    for i, (side_index, dice) in enumerate(board):
-        if i != best_card and dice and state.rules.cards[i].flips:
-            side = state.rules.cards[i].sides[side_index]
-            waiting += len(dice)
-            if side.action != "reassign" and best_activation(side, tuple(d.value for d in dice), (), four) == len(dice):
-                ready += len(dice)
-    return Outlook(best, best_card, ready, waiting, can_act)
+def _plan(state: DerbyState, board: tuple[Card, ...], hand: Sequence[Die], on_turn: bool = True) -> Plan:
+    """Fill the cards from ``hand`` one card after another, each as full as it can be
+    completed, trying every order of the cards; the rest of the hand goes to the Stove.
+    ``on_turn``: a card is activated this turn (else all complete cards count alike)."""
+    cards = state.rules.cards
+    layout = tuple((i, cards[i].sides[side], tuple(d.value for d in dice))
+                   for i, (side, dice) in enumerate(board) if cards[i].flips)
+    return _best_plan(layout, tuple(sorted(d.value for d in hand)), on_turn, state.rules.four_equal_is_two_pairs)
+
+
+@lru_cache(maxsize=1 << 15)
+def _best_plan(layout: tuple, hand: tuple[int, ...], on_turn: bool, four: bool) -> Plan:
+    best_key, best = None, None
+    for order in permutations(layout) if hand else (layout,):
+        left = list(hand)
+        gives, can_act, loose = [], False, 0
+        for i, side, values in order:
+            adds = best_additions(side, values, tuple(left), four)
+            if adds is None:
+                loose += len(values)
+                continue
+            for value in adds:
+                left.remove(value)
+            can_act = True
+            if side.action != "reassign":
+                gives.append((len(values) + len(adds), i))
+        now, card = max(gives, default=(0, None))
+        ready = sum(count for count, _ in gives) - now
+        key = (now, can_act, ready, -loose) if on_turn else (now + ready, can_act, -loose)
+        if best_key is None or key > best_key:
+            best_key, best = key, Plan(now, card, ready, can_act, loose)
+    return best
 
 
 def _dice(count: int) -> str:
@@ -863,20 +888,18 @@ def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
     card = state.rules.card_index(move["card"])
     side, dice = state.boards[seat][card]
     board = state._with_card(seat, card, side, dice + (die,))[seat]
-    view = _outlook(state, board, _without(state.pending, die))
-    best, ready = view.best, view.ready
-    target = state.rules.cards[view.best_card].sides[board[view.best_card][0]].title if best else None
-    later = f"{_dice(ready)} on other cards complete for next turn" + (
-        f", {view.waiting - ready} more waiting" if view.waiting > ready else "")
+    plan = _plan(state, board, _without(state.pending, die), state.stage == "assign")
+    target = state.rules.cards[plan.best_card].sides[board[plan.best_card][0]].title if plan.now else None
+    later = f"{_dice(plan.ready)} more in complete cards for next turn"
     if state.stage == "assign":
-        reason = (f"{target} can give away {_dice(best)} now" if target else
-                  "lets you activate a card to reset your sides" if view.can_act else
+        reason = (f"{target} can give away {_dice(plan.now)} now" if target else
+                  "lets you activate a card to reset your sides" if plan.can_act else
                   "no card can be activated this turn") + f"; {later}"
-        return _suggest(state, move, (best, view.can_act, ready, view.waiting),
-                        {"give_now": best, "give_next": ready}, reason)
-    reason = (f"builds toward {target} ({_dice(best)})" if target else "no card is near complete") + f"; {later}"
-    return _suggest(state, move, (best + ready, best, view.waiting, view.can_act),
-                    {"give_now": 0, "give_next": best + ready}, reason)
+        return _suggest(state, move, plan.key(True), {"give_now": plan.now, "give_next": plan.ready}, reason)
+    total = plan.now + plan.ready
+    reason = f"your cards could then give away {_dice(total)} on your next turn" + (
+        f", {target} the most" if target else "")
+    return _suggest(state, move, plan.key(False), {"give_now": 0, "give_next": total}, reason)
 
 
 def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
@@ -915,8 +938,8 @@ def _advise_hand(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
     if die.colour == state.colour_of(target):
         return _suggest(state, move, (0, 0), {"to": "Compost"}, "bounces to the Compost: nothing else is left")
     board = state.boards[target]
-    before = _outlook(state, board, ()).best
-    helps = max(_outlook(state, state._with_card(target, i, side, dice + (die,))[target], ()).best
+    before = _plan(state, board, ()).now
+    helps = max(_plan(state, state._with_card(target, i, side, dice + (die,))[target], ()).now
                 for i, (side, dice) in enumerate(board) if state.can_place(target, i, die) is None) - before
     rank = 3 if die.colour == mine else 2 if neutral else 1
     reason = {3: "your own colour can never come back to you", 2: "a neutral die",
@@ -940,9 +963,10 @@ def _advise_set_side(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
         side = [s.key for s in state.rules.cards[card].sides].index(move["side"])
         pending = pending + board[card][1]
         board = state._with_card(seat, card, side, ())[seat]
-    best = _outlook(state, board, pending).best
-    reason = f"your dice in hand could then fill a card of {_dice(best)} for your next turn"
-    return _suggest(state, move, (best, move.kind == "keep_sides"), {"give_next": best}, reason)
+    plan = _plan(state, board, pending, on_turn=False)
+    total = plan.now + plan.ready
+    reason = f"your dice in hand could then complete cards giving away {_dice(total)} next turn"
+    return _suggest(state, move, (*plan.key(False), move.kind == "keep_sides"), {"give_next": total}, reason)
 
 
 def _advise_lift(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:

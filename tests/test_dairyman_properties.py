@@ -3,9 +3,12 @@ JSON round-trips, and every game ends."""
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.engine import Move
+from companion.errors import RuleError
 from companion.games import get_game
 from companion.games.dairyman import RULES
 
@@ -37,6 +40,18 @@ def check_invariants(state, options, round_trip=True):
         assert GAME.state_from_json(state.to_json()).to_json() == state.to_json()
 
 
+def check_illegal_moves_change_nothing(state):
+    before = state.to_json()
+    others = [t for i, hand in enumerate(state.owned) if i != state.current for t in hand]
+    illegal = [Move.make("lock", sets=[["white:6", "white:3"]]), Move.make("flip", tile=others[0] if others else 99),
+               Move.make("claim", tiles=list(state.stack[:1]) or [99]), Move("dance"),
+               Move.make("fail", player=next(p for p in state.players if p != state.current_player))]
+    for move in illegal:
+        with pytest.raises(RuleError):
+            state.apply(move)
+        assert state.to_json() == before
+
+
 @settings(max_examples=6)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 4), freeze_tokens=st.sampled_from([10, 20]),
        earned_from=st.sampled_from([3, 4]))
@@ -51,6 +66,8 @@ def test_random_legal_play_keeps_invariants_and_ends(seed, players, freeze_token
         if state.dice_to_roll() is not None:
             state = state.apply_roll(state.random_roll(rng))
             continue
+        if step % 7 == 0:
+            check_illegal_moves_change_nothing(state)
         moves = state.legal_moves()
         kind = rng.choice(sorted({m.kind for m in moves}))
         state = state.apply(rng.choice([m for m in moves if m.kind == kind]))

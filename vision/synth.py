@@ -543,13 +543,10 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
     img *= (1.0 - strength * shade)[..., None]
 
     for x0, y0, colour, alpha, _, _ in patches:
-        ph, pw = alpha.shape
         # The patch's padding may reach past the frame edge; the die itself never does.
-        lx, ly = max(0, -x0), max(0, -y0)
-        hx, hy = min(pw, w - x0), min(ph, h - y0)
-        roi = img[y0 + ly:y0 + hy, x0 + lx:x0 + hx]
-        a = alpha[ly:hy, lx:hx, None]
-        roi[:] = roi * (1 - a) + colour[ly:hy, lx:hx] * a
+        dst, src = _window(img.shape, x0, y0, alpha.shape)
+        a = alpha[src][..., None]
+        img[dst] = img[dst] * (1 - a) + colour[src] * a
 
     # Lighting: a linear gradient and a vignette over the whole frame.
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)

@@ -58,10 +58,9 @@ echo "== apt packages"
 "${sudo_cmd[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
     python3 python3-venv python3-pip python3-dev \
-    python3-picamera2 python3-libcamera libcamera-apps-lite \
+    python3-picamera2 python3-libcamera \
     python3-lgpio python3-gpiozero \
-    libsdl2-2.0-0 libgl1 libgles2 libegl1 libgbm1 libdrm2 libmtdev1 libinput10 \
-    libjpeg62-turbo xclip xsel
+    libsdl2-2.0-0 libgl1 libgles2 libegl1 libgbm1 libdrm2 libmtdev1 libinput10 libjpeg62-turbo
 
 echo "== Python environment"
 cd "$app_dir"

@@ -4,6 +4,8 @@ import math
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.engine import Die
 from companion.errors import UserError
@@ -178,3 +180,23 @@ def test_tray_walls_keep_the_dice_off_the_frame_edge():
     for d in truth:
         x, y, bw, bh = d.bbox
         assert min(x, y, w - x - bw, h - y - bh) >= wall
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**31 - 1),
+       dice=st.lists(st.tuples(st.integers(1, 6), st.sampled_from(sorted(DIE_COLOURS))), min_size=0, max_size=8),
+       touching=st.floats(0, 1), slanted=st.booleans(), wall=st.booleans())
+def test_any_scene_keeps_its_promises(seed, dice, touching, slanted, wall):
+    img, truth = render_scene(dice, seed=seed, size=(400, 300), die_size=(25, 60), touching=touching,
+                              slanted_view=float(slanted), tray_wall=float(wall))
+    assert img.shape == (300, 400, 3)
+    assert [(t.value, t.colour) for t in truth] == dice
+    for d in truth:
+        x, y, w, h = d.bbox
+        assert x >= 0 and y >= 0 and x + w <= 400 and y + h <= 300
+    for i, a in enumerate(truth):
+        for b in truth[i + 1:]:
+            assert _gap(a, b) >= -0.5
+    again, _ = render_scene(dice, seed=seed, size=(400, 300), die_size=(25, 60), touching=touching,
+                            slanted_view=float(slanted), tray_wall=float(wall))
+    assert np.array_equal(img, again)

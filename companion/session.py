@@ -554,10 +554,11 @@ class Session:
     def _finish_event(self, state: GameState, seq: int) -> _Event | None:
         if not state.is_terminal():
             return None
-        winners = state.winners()
+        winners, scores = state.winners(), state.scores()
+        points = ", ".join(f"{player} {score}" for player, score in scores.items())
         return self.store._append(self.id, seq, "finished", None, {
-            "scores": state.scores(), "breakdown": state.score_breakdown(), "winners": winners,
-            "text": f"game over: {', '.join(winners)} won"})
+            "scores": scores, "breakdown": state.score_breakdown(), "winners": winners,
+            "text": f"game over: {' & '.join(winners)} won ({points})"})
 
     def _photo_reference(self, photo: str | os.PathLike | bytes | None) -> str | dict | None:
         if photo is None:

@@ -18,9 +18,9 @@ from typing import Self
 
 import numpy as np
 
-from hardware.camera import CameraSource
+from hardware.camera import CameraError, CameraSource, default_spec, open_camera
 
-__all__ = ["CameraMonitor", "CameraStatus"]
+__all__ = ["CameraMonitor", "CameraStatus", "MonitoredCamera", "open_monitored"]
 
 log = logging.getLogger(__name__)
 
@@ -206,3 +206,62 @@ class CameraMonitor:
                 last_attempt = now
                 retry = min(retry * 2, self.max_retry_seconds)
                 self._launch()
+
+
+class MonitoredCamera(CameraSource):
+    """A camera source whose ``read()`` never hangs: frames come from a :class:`CameraMonitor`.
+
+    ``read()`` returns the newest frame, or raises :class:`CameraError` with the
+    monitor's plain-words message while the camera is failing; it heals by itself when
+    the camera comes back.  Attributes it lacks (``throw``, ``truth`` of the sim) are
+    looked up on the source in use, so code written for a plain source keeps working.
+    """
+
+    def __init__(self, open_source: Callable[[], CameraSource], *, first_frame_seconds: float = 2.0,
+                 **monitor_options):
+        self.first_frame_seconds = first_frame_seconds
+        self.monitor = CameraMonitor(open_source, **monitor_options).start()
+        self.name = "monitored"
+
+    def read(self) -> np.ndarray:
+        status = self.monitor.status
+        if not status.ok:
+            raise CameraError(status.message)
+        count, frame = self.monitor.latest()
+        if frame is None:
+            count, frame = self.monitor.wait_for_frame(count, self.first_frame_seconds)
+        if frame is None:
+            raise CameraError(self.monitor.status.message if not self.monitor.status.ok
+                              else "the camera has sent no picture yet")
+        return frame
+
+    @property
+    def frame_name(self) -> str | None:
+        source = self.monitor.source
+        return source.frame_name if source is not None else None
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name == "monitor":
+            raise AttributeError(name)
+        source = self.monitor.source
+        if source is None:
+            raise CameraError("the camera is reconnecting")
+        return getattr(source, name)
+
+    def close(self) -> None:
+        self.monitor.stop()
+
+
+def open_monitored(spec: str | None = None, **options) -> MonitoredCamera:
+    """``open_camera(spec, **options)`` behind a monitor; a camera that cannot open at all raises now.
+
+    The simulated camera runs at its real frame rate here, as a live camera does.
+    """
+    if (spec or default_spec()).split(":")[0] == "sim":
+        options.setdefault("realtime", True)
+    first = [open_camera(spec, **options)]
+
+    def reopen() -> CameraSource:
+        return first.pop() if first else open_camera(spec, **options)
+
+    return MonitoredCamera(reopen)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from companion.engine import DiceRequest
 from hardware.camera import CameraError, CameraSource, ReplayCamera, SimCamera
-from hardware.monitor import CameraMonitor
+from hardware.monitor import CameraMonitor, MonitoredCamera, open_monitored
 
 BYLER = Path("/work/shared/datasets/byler_d6/images")
 
@@ -121,3 +122,44 @@ def test_a_camera_that_never_opens_is_reported_and_keeps_being_tried():
         time.sleep(1.0)
     assert len(seen.events) == 1 and "not found" in seen.events[0][1].message
     assert len(attempts) >= 3
+
+
+def test_monitored_camera_never_hangs_its_reader_and_heals():
+    cable = Cable()
+    cam = MonitoredCamera(lambda: FlakyCamera(cable))
+    try:
+        assert cam.read().shape == (120, 160, 3)
+        cable.set("hang")
+        broke_at = time.monotonic()
+        while True:                                    # a UI polling for frames, as it would at 30 fps
+            started = time.monotonic()
+            try:
+                cam.read()
+            except CameraError as exc:
+                message = str(exc)
+                break
+            assert time.monotonic() - started < 0.5    # each read returns at once, hung camera or not
+            assert time.monotonic() - broke_at < 2.0
+            time.sleep(0.03)
+        assert "entered by hand" in message
+        cable.set("ok")
+        assert _wait(lambda: cam.monitor.status.ok, 10.0)
+        assert cam.read() is not None
+    finally:
+        cam.close()
+
+
+def test_open_monitored_sim_passes_throw_and_truth_through():
+    cam = open_monitored("sim", seed=3)
+    try:
+        truth = cam.throw(DiceRequest("Ann", ("red", "blue")), values=[6, 1])
+        assert [(t.value, t.colour) for t in truth] == [(6, "red"), (1, "blue")]
+        assert cam.truth == truth
+        assert cam.read().shape == (480, 640, 3)
+    finally:
+        cam.close()
+
+
+def test_open_monitored_refuses_a_camera_that_is_not_there():
+    with pytest.raises(CameraError, match="not found"):
+        open_monitored("usb:7")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import pickle
 import sys
 import time
 from dataclasses import dataclass
@@ -29,12 +30,14 @@ sys.path.insert(0, str(REPO / "training"))
 
 from aibox_boxes import locate_single_die
 
-from vision import dice_net, public_sets, synth
+from vision import dice_net, pip_faces, public_sets, synth
 
 # Die side / pip-cluster box side, per value, for sets labelled with pip-cluster boxes
 # (a standard die's pips span about 0.7 of the face; a lone pip about 0.45 with the labeller's margin).
 PIP_BOX_TO_SIDE = {1: 2.1, 2: 1.45, 3: 1.35, 4: 1.3, 5: 1.35, 6: 1.2}
 SYNTH_FRAMES = 400
+DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
+CHECKPOINTS = REPO / "training" / "checkpoints"  # torch weights, to resume training (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
 
 
@@ -76,6 +79,11 @@ def load_photos() -> list[Photo]:
 
 
 def synthetic_photos(count: int) -> list[Photo]:
+    """``count`` synthetic trays (hard cases mixed in), cached in CHECKPOINTS between runs."""
+    cache = CHECKPOINTS / f"synth_{count}.pkl"
+    if cache.exists():
+        with cache.open("rb") as fh:
+            return pickle.load(fh)
     photos = []
     for i in range(count):
         rng = np.random.default_rng(i)
@@ -84,6 +92,9 @@ def synthetic_photos(count: int) -> list[Photo]:
         size = [(640, 480), (640, 640), (1280, 720)][i % 3]
         image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
         photos.append(Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth"))
+    CHECKPOINTS.mkdir(exist_ok=True)
+    with cache.open("wb") as fh:
+        pickle.dump(photos, fh)
     return photos
 
 
@@ -196,10 +207,25 @@ def finder_sample(rng: np.random.Generator, photo: Photo, out: int = 256):
     return img, heat, reg, mask
 
 
+def drawn_face_sample(rng: np.random.Generator, photo: Photo):
+    """A drawn face on a patch of the photo: a real layout (its value) or an impossible one (not-a-die)."""
+    rows, cols = photo.image.shape[:2]
+    side = rng.uniform(30, 120)
+    patch = dice_net.crop_die(photo.image, (rng.uniform(0, cols), rng.uniform(0, rows)), side)
+    if rng.random() < 0.5:
+        return pip_faces.draw_face(rng, pip_faces.odd_layout(rng), patch), dice_net.NOT_A_DIE
+    value = int(rng.integers(1, 7))
+    layouts = pip_faces.REAL_LAYOUTS[value]
+    return pip_faces.draw_face(rng, layouts[rng.integers(len(layouts))], patch), value - 1
+
+
 def reader_sample(rng: np.random.Generator, photo: Photo):
     """A crop around a die (its value) or around no die (not-a-die), as the finder would hand it over."""
     rows, cols = photo.image.shape[:2]
     angle = rng.uniform(0, 360)
+    if rng.random() < DRAWN_FACE_SHARE:
+        crop, label = drawn_face_sample(rng, photo)
+        return colour_jitter(rng, crop), label
     if photo.dice and rng.random() < 0.8:
         x, y, side, value = photo.dice[rng.integers(len(photo.dice))]
         if rng.random() < 0.85:
@@ -243,8 +269,21 @@ def weighted_choice(rng: np.random.Generator, photos: list[Photo], weights: dict
     return photos[rng.choice(len(photos), p=w / w.sum())]
 
 
-def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator) -> Finder:
-    net = Finder()
+def resumed(net: nn.Module, name: str, resume: bool) -> nn.Module:
+    path = CHECKPOINTS / f"{name}.pt"
+    if resume and path.exists():
+        net.load_state_dict(torch.load(path))
+        print(f"resuming from {path}")
+    return net
+
+
+def save_checkpoint(net: nn.Module, name: str) -> None:
+    CHECKPOINTS.mkdir(exist_ok=True)
+    torch.save(net.state_dict(), CHECKPOINTS / f"{name}.pt")
+
+
+def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False) -> Finder:
+    net = resumed(Finder(), "finder", resume)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6}
     start, step = time.time(), 0
@@ -272,8 +311,8 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator) 
     return net
 
 
-def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator) -> Reader:
-    net = Reader()
+def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False) -> Reader:
+    net = resumed(Reader(), "reader", resume)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
     start, step = time.time(), 0
@@ -316,6 +355,7 @@ def main() -> None:
     ap.add_argument("--only", choices=["finder", "reader"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--resume", action="store_true", help="start from training/checkpoints/*.pt")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -324,10 +364,12 @@ def main() -> None:
     photos = load_photos() + synthetic_photos(a.synth_frames)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.only != "reader":
-        finder = train_finder(photos, a.finder_minutes, rng)
+        finder = train_finder(photos, a.finder_minutes, rng, a.resume)
+        save_checkpoint(finder, "finder")
         export(finder, dice_net.FINDER_FILE, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.only != "finder":
-        reader = train_reader(photos, a.reader_minutes, rng)
+        reader = train_reader(photos, a.reader_minutes, rng, a.resume)
+        save_checkpoint(reader, "reader")
         export(reader, dice_net.READER_FILE, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
                dynamic_size=False)
 

@@ -38,17 +38,24 @@ class PaletteColour:
 
 @dataclass(frozen=True)
 class Palette:
-    """Colours to choose from; a die farther than ``max_distance`` spreads from all gets no name."""
+    """Colours to choose from; a die farther than ``max_distance`` spreads from all gets no name.
+
+    Several entries may share a name (a colour as it looks in dim and in bright light).
+    Differences in lightness count ``lightness_weight`` times as much as in hue, since the
+    light on the table changes L far more than a and b.
+    """
 
     colours: tuple[PaletteColour, ...]
     max_distance: float
+    lightness_weight: float = 0.5
 
     def classify(self, features: np.ndarray) -> tuple[str | None, float]:
         """The nearest colour's name (or None when none is near enough) and its distance in spreads."""
         lab = np.asarray(features, dtype=np.float64)[:3]
+        weights = np.array([self.lightness_weight, 1.0, 1.0])
         best_name, best = None, float("inf")
         for colour in self.colours:
-            dist = float(np.linalg.norm(lab - np.asarray(colour.centre_lab)) / colour.spread)
+            dist = float(np.linalg.norm((lab - np.asarray(colour.centre_lab)) * weights) / colour.spread)
             if dist < best:
                 best_name, best = colour.name, dist
         if best > self.max_distance:
@@ -58,6 +65,7 @@ class Palette:
     def to_json(self) -> dict:
         return {
             "max_distance": self.max_distance,
+            "lightness_weight": self.lightness_weight,
             "colours": [{"name": c.name, "centre_lab": list(c.centre_lab), "spread": c.spread} for c in self.colours],
         }
 
@@ -69,7 +77,7 @@ class Palette:
         )
         if not colours:
             raise ValueError("a palette needs at least one colour")
-        return cls(colours, float(data["max_distance"]))
+        return cls(colours, float(data["max_distance"]), float(data.get("lightness_weight", 0.5)))
 
 
 def default_palette() -> Palette:

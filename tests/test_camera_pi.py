@@ -97,3 +97,16 @@ def test_default_frame_keeps_the_sensor_shape(picam):
         assert cfg["sensor"]["output_size"] == (2304, 1296)
         assert cfg["main"]["size"] == (1280, 720)            # 16:9 like the full sensor, not squashed
         assert cam.read().shape == (720, 1280, 3)
+
+
+def test_watch_locks_the_pi_camera_to_the_calibration_profile(picam, tmp_path, capsys):
+    from calibration.profile import CameraControls, Profile, save_profile
+    from companion.cli import main
+
+    controls = CameraControls(exposure_us=15000, analogue_gain=1.25, colour_gains=(1.8, 1.4), lens_position=3.0)
+    path = save_profile(Profile(name="table", camera=controls), tmp_path / "table.toml")
+    assert main(["watch", "--camera", "pi", "--profile", str(path), "--frames", "--rolls", "1", "--json"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    inst = picam.instances[0]
+    assert inst.controls == controls.as_controls()
+    assert inst.closed

@@ -40,25 +40,32 @@ def register(subparsers) -> None:
                         help="read every frame without waiting for the dice to settle (replay: once per image)")
     parser.add_argument("--realtime", action="store_true",
                         help="run the simulated camera or a replay at its real frame rate")
-    parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
+    parser.add_argument("--profile", metavar="FILE", type=Path,
+                        help="calibration profile: its palette names colours, its camera controls lock the Pi camera")
     parser.set_defaults(func=run)
 
 
-def _palette(profile: Path | None):
-    from companion.commands.read import load_palette
+def _load_profile(path: Path | None):
+    """The calibration profile at ``path``, or None for the reader's defaults."""
+    if path is None:
+        return None
+    try:
+        from calibration.profile import load_profile
+    except ImportError:
+        raise UserError("calibration profiles are not available in this installation") from None
+    return load_profile(path)
 
-    return load_palette(profile)
 
-
-def camera_readings(spec: str, *, palette=None, limit: int | None = None) -> Iterator[Reading]:
+def camera_readings(spec: str, *, palette=None, limit: int | None = None, **camera_options) -> Iterator[Reading]:
     """A reading of every frame of camera ``spec``, without settling; for ``replay:DIR`` one per image.
 
     ``limit`` caps the number of frames (default: all images of a replay folder, else no cap).
-    Each reading's ``image`` names the frame (the file when replaying).
+    Each reading's ``image`` names the frame (the file when replaying).  ``camera_options``
+    go to :func:`~hardware.camera.open_camera`.
     """
     from vision.reader import read_frame
 
-    with open_camera(spec) as camera:
+    with open_camera(spec, **camera_options) as camera:
         if limit is None and isinstance(camera, ReplayCamera) and camera.images:
             limit = len(camera.images)
         n = 0
@@ -69,8 +76,10 @@ def camera_readings(spec: str, *, palette=None, limit: int | None = None) -> Ite
             yield Reading(reading.dice, reading.ms, image=camera.frame_name or f"{spec}#{n}")
 
 
-def _open(spec: str, args) -> CameraSource:
+def _open(spec: str, args, profile=None) -> CameraSource:
     kind, _, path = spec.partition(":")
+    if kind == "pi" and profile is not None:
+        return open_camera(spec, controls=profile.camera)     # the calibrated exposure, gains and focus
     if kind == "sim":
         return open_camera(spec, seed=args.seed, auto_throw=True, realtime=args.realtime)
     if kind == "replay" and not args.frames and Path(path).is_dir():
@@ -81,7 +90,7 @@ def _open(spec: str, args) -> CameraSource:
 Frame = tuple[np.ndarray, float, SimCamera | None, str | None]
 
 
-def _live_frames(spec: str, args) -> Iterator[Frame]:
+def _live_frames(spec: str, args, profile=None) -> Iterator[Frame]:
     """Frames from a live camera through a CameraMonitor.
 
     A camera that cannot be opened at all is a one-line error; a fault after that is
@@ -92,10 +101,10 @@ def _live_frames(spec: str, args) -> Iterator[Frame]:
     def report(status) -> None:
         print(f"companion: {status.message}", file=sys.stderr, flush=True)
 
-    opened = [_open(spec, args)]
+    opened = [_open(spec, args, profile)]
 
     def reopen() -> CameraSource:
-        return opened.pop() if opened else _open(spec, args)
+        return opened.pop() if opened else _open(spec, args, profile)
 
     with CameraMonitor(reopen, on_status=report) as monitor:
         count = 0
@@ -180,14 +189,16 @@ def run(args) -> int:
     if args.rolls is not None and args.rolls < 1:
         raise UserError("--rolls must be at least 1")
     spec = args.camera or default_spec()
-    palette = _palette(args.profile)
+    profile = _load_profile(args.profile)
+    palette = profile.palette if profile is not None else None
     if args.frames:
-        for reading in camera_readings(spec, palette=palette, limit=args.rolls):
+        options = {"controls": profile.camera} if profile is not None and spec.split(":")[0] == "pi" else {}
+        for reading in camera_readings(spec, palette=palette, limit=args.rolls, **options):
             print(_line(reading, None, None, args.json), flush=True)
         return 0
     kind = spec.split(":")[0]
     live = kind in ("pi", "usb") or args.realtime
-    frames = _live_frames(spec, args) if live else camera_frames(_open(spec, args))
+    frames = _live_frames(spec, args, profile) if live else camera_frames(_open(spec, args, profile))
     # A real tray that is empty is not news; a simulated throw or a replayed photo always is.
     settings = replace(DEFAULT_SETTLE, report_empty=kind in ("sim", "replay"))
     for reading, settle_ms, truth in settled_readings(frames, lambda f: read_frame(f, palette=palette),

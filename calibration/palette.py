@@ -3,9 +3,9 @@
 Each colour's samples (``die_colour_features`` of dice of that colour) are grouped into a
 few *shades* by k-means: a "red" set may hold solid red and marbled maroon dice, which sit
 far apart in CIELAB.  Every shade becomes a :class:`PaletteColour` with the colour's name.
-All shades share one spread (the pooled distance of the samples to their shade), so the
-nearest centre wins in plain Lab distance: on the byler_d6 photos that read colours better
-(0.983) than a spread per colour (0.972) or per shade (0.968).
+All shades share one spread (the pooled distance of the samples to their shade, measured as
+``Palette.classify`` measures it), so the nearest centre wins: on the byler_d6 photos that
+read colours better (0.983) than a spread per colour (0.972) or per shade (0.968).
 """
 from __future__ import annotations
 
@@ -58,22 +58,26 @@ def learn_palette(samples: dict[str, np.ndarray], max_shades: int = MAX_SHADES) 
     if not samples:
         raise UserError("no dice to learn colours from")
     shades: list[tuple[str, np.ndarray]] = []
-    squared: list[np.ndarray] = []
+    distances: list[np.ndarray] = []
     for name, points in samples.items():
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         if len(points) == 0:
             raise UserError(f"no dice of colour {name!r} to learn from")
         k = min(max_shades, max(1, len(points) // SAMPLES_PER_SHADE))
-        centres = kmeans(points, k)
+        centres = [tuple(round(float(v), 3) for v in c) for c in kmeans(points, k)]
         shades += [(name, c) for c in centres]
-        squared.append(np.min(np.linalg.norm(points[:, None] - centres[None], axis=2), axis=1) ** 2)
-    all_squared = np.concatenate(squared)
-    spread = max(float(np.sqrt(all_squared.mean())), MIN_SPREAD)
-    distances = np.sqrt(all_squared) / spread
-    max_distance = float(UNKNOWN_MARGIN * np.quantile(distances, UNKNOWN_QUANTILE))
-    colours = tuple(PaletteColour(name, tuple(round(float(v), 3) for v in centre), round(spread, 3))
-                    for name, centre in shades)
+        distances.append(_distances_to(centres, points))
+    unit = np.concatenate(distances)
+    spread = max(float(np.sqrt(np.mean(unit ** 2))), MIN_SPREAD)
+    max_distance = float(UNKNOWN_MARGIN * np.quantile(unit / spread, UNKNOWN_QUANTILE))
+    colours = tuple(PaletteColour(name, centre, round(spread, 3)) for name, centre in shades)
     return Palette(colours, round(max(max_distance, 1.0), 3))
+
+
+def _distances_to(centres: list[tuple[float, float, float]], points: np.ndarray) -> np.ndarray:
+    """Each point's distance to its nearest centre, measured as the reader's Palette measures it."""
+    nearest = Palette(tuple(PaletteColour("shade", c, 1.0) for c in centres), float("inf"))
+    return np.array([nearest.classify(p)[1] for p in points])
 
 
 @dataclass(frozen=True)

@@ -142,10 +142,15 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
         "dice": {"min_size_px": float(profile.die_size.min_px), "max_size_px": float(profile.die_size.max_px)},
         "palette": {
             "max_distance": float(profile.palette.max_distance),
+            "lightness_weight": _optional_float(getattr(profile.palette, "lightness_weight", None)),
             "colour": [{"name": c.name, "centre_lab": [float(v) for v in c.centre_lab], "spread": float(c.spread)}
                        for c in profile.palette.colours],
         },
     }
+
+
+def _optional_float(value: float | None) -> float | None:
+    return None if value is None else float(value)
 
 
 def save_profile(profile: Profile, path: str | Path) -> Path:
@@ -258,7 +263,7 @@ def _read_tray(f: _Fields) -> TraySettings:
 
 
 def _read_palette(source: str, table: Any) -> Palette:
-    f = _Fields(source, table, "palette.", ("max_distance", "colour"))
+    f = _Fields(source, table, "palette.", ("max_distance", "lightness_weight", "colour"))
     max_distance = f.number("max_distance", _REQUIRED, positive=True)
     entries = f.get("colour", "a list of [[palette.colour]] tables",
                      lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, dict) for c in v), _REQUIRED)
@@ -267,7 +272,10 @@ def _read_palette(source: str, table: Any) -> Palette:
         c = _Fields(source, entry, f"palette.colour[{i}].", ("name", "centre_lab", "spread"))
         colours.append(PaletteColour(c.text("name", _REQUIRED), c.numbers("centre_lab", 3, _REQUIRED),
                                      c.number("spread", _REQUIRED, positive=True)))
-    return Palette(tuple(colours), max_distance)
+    # The reader's Palette weighs lightness against hue; older palettes have no such field.
+    weight = f.number("lightness_weight", None, positive=True)
+    return Palette(tuple(colours), max_distance) if weight is None else \
+        Palette(tuple(colours), max_distance, lightness_weight=weight)
 
 
 def load_profile(path: str | Path) -> Profile:

@@ -139,3 +139,12 @@ def test_floats_that_need_every_digit_survive(tmp_path):
     again = load_profile(save_profile(tricky, tmp_path / "p.toml"))
     assert again.die_size.min_px == 0.1 + 0.2 and again.die_size.max_px == 1e16
     assert not math.isnan(again.die_size.min_px)
+
+
+@pytest.mark.skipif(not hasattr(Palette, "lightness_weight"), reason="this Palette has no lightness weight")
+def test_palette_lightness_weight_round_trips(tmp_path):
+    from dataclasses import replace
+
+    palette = replace(full_profile().palette, lightness_weight=0.7)
+    profile = replace(full_profile(), palette=palette)
+    assert load_profile(save_profile(profile, tmp_path / "p.toml")).palette == palette

@@ -13,6 +13,7 @@ import json
 import os
 import queue
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -147,6 +148,32 @@ def test_sigkill_mid_game_loses_no_acknowledged_action(db):
         assert state["scores"] == {"Ann": 6, "Bob": 7} and state["phase"] == "take"
     else:                                  # it was committed just before the kill: Ann took 6
         assert state["scores"] == {"Ann": 12, "Bob": 7} and state["phase"] == "roll"
+    assert second.quit() == 0
+
+
+def test_sigkill_during_a_burst_of_writes_keeps_every_acknowledged_action(db):
+    args = ["--game", "toy-race", "--players", "Ann,Bob", "--options", "rounds=30", "--db", str(db)]
+    first = PlayProcess(args)
+    first.expect("started session 1")
+    for _ in range(40):                      # queued at once: the process writes as fast as it can
+        first.send("roll random")
+        first.send('move {"kind": "pass"}')
+    acknowledged = [first.expect("ok ") for _ in range(12)]
+    first.kill()                             # somewhere in the middle of the burst
+
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    logged = dict(conn.execute("SELECT seq, json_extract(payload, '$.text') FROM events WHERE seq > 0"))
+    conn.close()
+    for ack in acknowledged:
+        seq, text = ack.split(" ", 2)[1:]
+        assert logged[int(seq)] == text
+    assert sorted(logged) == list(range(1, len(logged) + 1))   # no gap: a prefix of the burst survived
+
+    second = PlayProcess(args)
+    resumed = second.expect("resumed session 1")
+    assert resumed.endswith(f"{len(logged)} actions so far")
+    assert second.act("roll random").startswith(f"ok {len(logged) + 1} ")
     assert second.quit() == 0
 
 

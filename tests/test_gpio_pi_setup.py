@@ -17,6 +17,7 @@ def _kivy_config(tmp_path, *args):
 
 
 def test_kivy_reads_exactly_one_touch_provider_and_the_rotation(tmp_path):
+    pytest.importorskip("kivy")
     assert _kivy_config(tmp_path, "--rotation", "180").returncode == 0
     written = (tmp_path / "config.ini").read_text()
     probe = ("import json; from kivy.config import Config; "

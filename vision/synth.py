@@ -79,6 +79,7 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
     "grey_card": ((172, 176, 178), "speckle"),
     "green_felt": ((55, 105, 40), "felt"),
     "wood": ((70, 120, 165), "wood"),
+    "light_wood": ((190, 208, 222), "wood"),
     "white_sheet": ((222, 224, 226), "speckle"),
     "dark_felt": ((62, 56, 56), "felt"),
     "blue_felt": ((120, 70, 35), "felt"),
@@ -95,7 +96,8 @@ class RenderSettings:
     bevel: tuple[float, float] = (0.05, 0.09)   # width of the darker rounded edge, fraction of the side
     pip_offset: tuple[float, float] = (0.25, 0.29)      # pip grid offset from the centre, fraction of the side
     pip_radius: tuple[float, float] = (0.075, 0.095)   # pip radius, fraction of the side
-    colour_jitter: float = 12.0        # +- per BGR channel on a die's body colour
+    brightness_jitter: float = 0.08    # +- share of brightness a die's body colour varies by
+    colour_jitter: float = 6.0         # +- per BGR channel on top of that (tint)
     min_gap: float = 3.0               # pixels between dice that are not touching
     frame_margin: float = 2.0          # pixels between a die and the frame edge
     touching: float = 0.0              # chance that a die is placed against another one
@@ -256,9 +258,10 @@ def _background(rng: np.random.Generator, w: int, h: int, name: str) -> np.ndarr
         ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
         theta = rng.uniform(0, math.pi)
         along = xs * math.cos(theta) + ys * math.sin(theta)
-        warp = _smooth_noise(rng, w, h, 60) * 18.0
-        grain = np.sin((along + warp) * rng.uniform(0.08, 0.2))
-        img *= (1.0 + 0.12 * grain[..., None] + 0.04 * _smooth_noise(rng, w, h, 6)[..., None])
+        warp = _smooth_noise(rng, w, h, 150) * 30.0        # grain lines wander gently
+        phase = (along + warp) * rng.uniform(0.04, 0.1)
+        grain = 0.7 * np.sin(phase) + 0.3 * np.sin(2.7 * phase + 1.0)
+        img *= (1.0 + 0.06 * grain[..., None] + 0.03 * _smooth_noise(rng, w, h, 6)[..., None])
     elif texture == "felt":
         img += rng.standard_normal((h, w, 1), dtype=np.float32) * np.float32(4.0)
     else:  # speckle: card or paper with a few dark fibres
@@ -324,7 +327,8 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     k = 4 if side < 60 else 2 if side < 140 else 1
     centre = (die.cx - x0, die.cy - y0)
 
-    body = np.array(DIE_COLOURS[die.colour], np.float32) + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)
+    body = np.array(DIE_COLOURS[die.colour], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
+    body += rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)
     body = np.clip(body, 0, 255)
     bevel_frac = _rng_range(rng, cfg.bevel)
     radius_frac = _rng_range(rng, cfg.corner_radius)
@@ -346,7 +350,7 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     offset = side * _rng_range(rng, cfg.pip_offset)
     pip_r = side * _rng_range(rng, cfg.pip_radius) * (0.92 if die.value == 6 else 1.0)
     if die.value == 1:
-        pip_r *= rng.uniform(1.0, 1.35)
+        pip_r *= rng.uniform(0.8, 1.35)
     pip = PIP_COLOURS[die.pip_colour]
     rim = tuple(float(v) for v in np.array(pip, np.float32) * 0.55)
     for gx, gy in pip_layout(die.value, turned=bool(rng.integers(0, 2))):

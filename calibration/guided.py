@@ -25,8 +25,6 @@ from companion.errors import UserError
 from vision.colour import die_colour_features
 
 PRESETS_FILE = Path(__file__).with_name("presets.toml")
-#: The expected die size range is the seen sizes widened by this share either way.
-DIE_SIZE_MARGIN = 0.3
 #: Finding dice against the empty tray: a pixel is part of a die when a channel's share of
 #: its brightness changes by more than HUE_CHANGE, or it is BRIGHTER / DARKER times the tray.
 HUE_CHANGE = 0.15
@@ -261,7 +259,7 @@ def run_guided(source: FrameSource, colours: list[str], tray: TrayChoice, consol
     close = [s for s in report if s.too_close]
     if close:
         console.say(f"  {len(close)} colour(s) may be misread: see the warnings above")
-    die_size = DieSize(round(min(sizes) * (1 - DIE_SIZE_MARGIN), 1), round(max(sizes) * (1 + DIE_SIZE_MARGIN), 1))
+    die_size = DieSize.around(sizes)
     console.say(f"  die size {min(sizes):.0f}-{max(sizes):.0f} px; expected range {die_size.min_px:g}-"
                 f"{die_size.max_px:g} px")
     profile = Profile(name, settings, balance, source.controls(), die_size, palette)

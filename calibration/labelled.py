@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.palette import MAX_SHADES, Separation, learn_palette, separation
+from calibration.profile import DieSize
 from calibration.white_balance import WhiteBalance, background_colour, gains_to, neutral_reference
 from companion.errors import UserError
 from vision.colour import Palette, die_colour_features
@@ -116,6 +117,7 @@ class LabelledResult:
     learnt_accuracy: float | None
     held_accuracy: float | None
     separation: list[Separation]
+    die_size: DieSize
 
 
 def learn_from_manifest(manifest: str | Path, holdout_every: int = HOLDOUT_EVERY, white_balance: bool = True,
@@ -138,4 +140,5 @@ def learn_from_manifest(manifest: str | Path, holdout_every: int = HOLDOUT_EVERY
     palette = learn_palette(samples, max_shades)
     return LabelledResult(palette, balance, len(learn), len(held), len(learnt_dice), len(held_dice),
                           colour_accuracy(palette, learnt_dice), colour_accuracy(palette, held_dice),
-                          separation(palette, samples, max_shades))
+                          separation(palette, samples, max_shades),
+                          DieSize.around([max(d.bbox[2], d.bbox[3]) for d in learnt_dice]))

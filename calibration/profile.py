@@ -78,12 +78,21 @@ class CameraControls:
         return controls
 
 
+#: The expected die size range is the sizes seen at calibration widened by this share either way.
+DIE_SIZE_MARGIN = 0.3
+
+
 @dataclass(frozen=True)
 class DieSize:
     """The expected size of one die, in pixels of the picture the reader sees."""
 
     min_px: float = 15.0
     max_px: float = 120.0
+
+    @classmethod
+    def around(cls, sizes) -> DieSize:
+        """The range that holds every seen size, widened by :data:`DIE_SIZE_MARGIN`."""
+        return cls(round(min(sizes) * (1 - DIE_SIZE_MARGIN), 1), round(max(sizes) * (1 + DIE_SIZE_MARGIN), 1))
 
 
 @dataclass(frozen=True)

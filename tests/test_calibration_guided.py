@@ -197,6 +197,9 @@ def test_from_labelled_reports_the_held_back_split(tmp_path, config, capsys):
     held = [line for line in out.splitlines() if "held-back photos" in line]
     assert held and "4 held-back photos" in held[0]
     assert float(held[0].rsplit(":", 1)[1]) > 0.8
+    sizes = [max(d["bbox"][2:]) for e in entries for d in e["dice"] if d.get("bbox")]
+    die_size = load_profile(config / "profile.toml").die_size
+    assert die_size.min_px < min(sizes) and max(sizes) < die_size.max_px
     assert isinstance(load_profile(config / "profile.toml").palette, Palette)
 
 

@@ -158,11 +158,13 @@ def _from_labelled(args, output: Path) -> int:
 
     result = learn_from_manifest(args.from_labelled, args.holdout_every, not args.no_white_balance,
                                  _max_shades(args), progress=lambda text: print(f"  {text}", flush=True))
-    profile = replace(Profile(name=args.name), white_balance=result.white_balance, palette=result.palette)
+    profile = replace(Profile(name=args.name), white_balance=result.white_balance, palette=result.palette,
+                      die_size=result.die_size)
     print(f"learnt {len(profile.palette.colours)} shades of {len(result.separation)} colours "
           f"from {result.learnt_dice} dice in {result.learnt_images} photos")
     for line in result.separation:
         print("  " + line.line())
+    print(f"expected die size {profile.die_size.min_px:g}-{profile.die_size.max_px:g} px")
     print(f"colour accuracy on the photos learnt from: {_share(result.learnt_accuracy)}")
     print(f"colour accuracy on the {result.held_images} held-back photos ({result.held_dice} dice): "
           f"{_share(result.held_accuracy)}")

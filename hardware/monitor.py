@@ -244,8 +244,8 @@ class MonitoredCamera(CameraSource):
         if name.startswith("_") or name == "monitor":
             raise AttributeError(name)
         source = self.monitor.source
-        if source is None:
-            raise CameraError("the camera is reconnecting")
+        if source is None:      # AttributeError, so hasattr() stays a plain yes/no question
+            raise AttributeError(f"{name}: the camera is reconnecting")
         return getattr(source, name)
 
     def close(self) -> None:

@@ -185,3 +185,22 @@ def test_one_tap_is_one_event(ui):
     ui.tap(ui.button("+"))
     assert start.player_count == 3
     assert len(start.ids.players.children) == 3
+
+
+def test_with_a_touchscreen_provider_configured_sdl_touches_are_dropped(ui):
+    """The Pi config reads the touchscreen with hidinput; SDL must not deliver the same taps."""
+    from kivy.base import EventLoop
+    from kivy.config import Config
+
+    from ui.window import drop_duplicate_touch_source
+
+    sdl = [p for p in EventLoop.input_providers if type(p).__name__ == "SDL2MotionEventProvider"]
+    assert len(sdl) == 1
+    assert drop_duplicate_touch_source() is False          # desktop config: mouse only, SDL stays
+    Config.set("input", "touchscreen", "hidinput,/dev/input/touchscreen")
+    try:
+        assert drop_duplicate_touch_source() is True
+        assert sdl[0] not in EventLoop.input_providers
+    finally:
+        Config.remove_option("input", "touchscreen")
+        EventLoop.add_input_provider(sdl[0])

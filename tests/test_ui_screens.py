@@ -1,12 +1,12 @@
 """The app's screens one by one: keyboard shortcuts, the alert banner, refused input,
 games with seat colours, settings.  Each drives the real app by touches and keys."""
+# ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
 from __future__ import annotations
 
 import json
 
 from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
 
-from companion.engine import parse_dice
 from companion.session import SessionStore
 from ui.preferences import FILE_NAME
 

@@ -28,6 +28,7 @@ from companion.session import Session, SessionStore
 from hardware.camera import SimCamera, default_spec, open_camera
 from ui.live import FrameGrabber, ReaderProcess
 from ui.preferences import Preferences
+from ui.window import drop_duplicate_touch_source
 from vision.types import DieReading
 
 HERE = Path(__file__).parent
@@ -67,7 +68,7 @@ class CompanionApp(App):
         self.initial_players = tuple(players or ())
         self.store = store or SessionStore()
         self.grabber: FrameGrabber | None = None
-        self.reader: ReaderWorker | None = None
+        self.reader: ReaderProcess | None = None
         self.reading_frame = None
         self.readings_done = 0
         self.profile = None
@@ -84,6 +85,7 @@ class CompanionApp(App):
         return manager
 
     def on_start(self) -> None:
+        drop_duplicate_touch_source()
         self.attempt(self.load_profile)
         self.attempt(lambda: self.open_camera(self.camera_spec))
         self.reader = ReaderProcess(self._reading_done)

@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.types import Reading
 
+
 class FrameGrabber:
     """Reads frames from a camera source on a background thread and keeps the newest."""
 

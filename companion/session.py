@@ -12,6 +12,10 @@ shown survives a killed process *and* a pulled power plug (a Raspberry Pi on a
 table gets unplugged; NORMAL would survive only the former).  A commit costs a few
 milliseconds on an SD card, which no player notices between two rolls.
 
+A roll may carry the photo the dice were read from: a file path is logged as is;
+image bytes are written to ``<file>-photos/<sha256>.<ext>`` beside the database and
+logged by digest, so camera frames never bloat the log.
+
 Several processes may share one file: writes take SQLite's write lock
 (``BEGIN IMMEDIATE``, busy timeout), and a session catches up with events another
 process appended before it validates and writes its own.
@@ -53,6 +57,7 @@ ACTION_KINDS = ("roll", "move")
 EVENT_KINDS = ("created", "roll", "move", "undo", "redo", "finished")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_IMAGE_TYPES = ((b"\xff\xd8\xff", ".jpg"), (b"\x89PNG\r\n\x1a\n", ".png"))
 
 _SCHEMA = f"""
 CREATE TABLE events (
@@ -66,10 +71,6 @@ CREATE TABLE events (
     UNIQUE (session_id, seq)
 );
 CREATE INDEX events_by_kind ON events (kind, session_id);
-CREATE TABLE photos (
-    sha256 TEXT PRIMARY KEY,
-    data   BLOB NOT NULL
-);
 CREATE TRIGGER events_are_never_updated BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the session log is append-only'); END;
 CREATE TRIGGER events_are_never_deleted BEFORE DELETE ON events
@@ -79,7 +80,6 @@ PRAGMA user_version = {SCHEMA_VERSION};
 """
 _EXPECTED_COLUMNS = {
     "events": ["id", "session_id", "seq", "kind", "player", "payload", "created_at"],
-    "photos": ["sha256", "data"],
 }
 
 
@@ -258,18 +258,39 @@ class SessionStore:
             (session_id, seq, kind, player, json.dumps(event.payload, sort_keys=True), event.created_at))
         return event
 
+    @property
+    def photo_dir(self) -> Path:
+        """Where photo bytes given to :meth:`Session.roll` are kept, one file per image.
+
+        Camera frames stay out of the event log so that the log stays small and the
+        integrity check on every start stays fast on a Raspberry Pi's SD card.
+        """
+        return self.path.with_name(f"{self.path.stem}-photos")
+
     def _store_photo(self, data: bytes) -> str:
+        """Write ``data`` (atomically, fsynced) under its SHA-256 and return the digest."""
         digest = hashlib.sha256(data).hexdigest()
-        self._conn.execute("INSERT OR IGNORE INTO photos (sha256, data) VALUES (?, ?)", (digest, data))
+        extension = next((ext for magic, ext in _IMAGE_TYPES if data.startswith(magic)), ".bin")
+        target = self.photo_dir / f"{digest}{extension}"
+        if not target.exists():
+            try:
+                self.photo_dir.mkdir(exist_ok=True)
+                partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+                with open(partial, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(partial, target)
+            except OSError as exc:
+                raise UserError(f"cannot save the photo in {self.photo_dir}: {exc.strerror}") from exc
         return digest
 
-    @_reading
     def photo(self, sha256: str) -> bytes:
         """The image bytes a roll referenced by ``{"sha256": ...}``."""
-        row = self._conn.execute("SELECT data FROM photos WHERE sha256 = ?", (sha256,)).fetchone()
-        if row is None:
-            raise UserError(f"no photo {sha256} in {self.path}")
-        return row[0]
+        found = sorted(self.photo_dir.glob(f"{sha256}.*")) if all(c in "0123456789abcdef" for c in sha256) else []
+        if not found:
+            raise UserError(f"photo {sha256} is not in {self.photo_dir}")
+        return found[0].read_bytes()
 
     # -- sessions ---------------------------------------------------------------------
     def new_session(self, game_name: str, players: Sequence[str], options: Mapping[str, Any] | None = None,

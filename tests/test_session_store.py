@@ -145,7 +145,10 @@ def test_rejected_roll_or_move_writes_nothing_and_changes_nothing(db):
         session.play({**take(6), "player": "Bob"})
     with pytest.raises(UserError):
         session.roll("7 1")
+    with pytest.raises(RuleError):
+        session.roll("1 1", photo=b"\xff\xd8\xff a frame of a roll out of order")
     assert rows(db) == before_rows
+    assert not store.photo_dir.exists()
     assert session.state.to_json() == before_state
     assert store.open(session.id).state.to_json() == before_state
     assert session.can_undo and not session.can_redo
@@ -212,6 +215,8 @@ def test_history_records_who_what_when_dice_and_photos(db, tmp_path):
     assert move["text"] == "Ann takes 2" and move["move"] == take(2)
     assert second["player"] == "Bob"
     assert store.photo(second["photo"]["sha256"]) == b"camera frame bytes"
+    assert b"camera frame bytes" not in db.read_bytes()  # frames are kept beside the log, not in it
+    assert [p.name for p in store.photo_dir.iterdir()] == [f"{second['photo']['sha256']}.bin"]
     assert all(e["time"] <= f["time"] for e, f in itertools.pairwise(history))
 
 

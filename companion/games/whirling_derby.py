@@ -942,10 +942,10 @@ def _advise_hand(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
     helps = max(_plan(state, state._with_card(target, i, side, dice + (die,))[target], ()).now
                 for i, (side, dice) in enumerate(board) if state.can_place(target, i, die) is None) - before
     rank = 3 if die.colour == mine else 2 if neutral else 1
-    reason = {3: "your own colour can never come back to you", 2: "a neutral die",
-              1: "another player's colour"} [rank] + (f"; it could add {helps} to their best card" if helps > 0
-                                                       else f"; it does not help {state.players[target]}")
-    return _suggest(state, move, (rank, -helps), {"to": state.players[target], "helps_them": helps}, reason)
+    kind = {3: "your own colour can never come back to you", 2: "a neutral die", 1: "another player's colour"}[rank]
+    effect = f"it could add {helps} to their best card" if helps > 0 else f"it does not help {state.players[target]}"
+    return _suggest(state, move, (rank, -helps), {"to": state.players[target], "helps_them": helps},
+                    f"{kind}; {effect}")
 
 
 def _advise_give(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:

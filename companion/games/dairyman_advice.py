@@ -253,6 +253,8 @@ def turn_values(claim_points: tuple[float, ...], fail_points: float) -> TurnValu
 _CODE_COLOURS = ("red", "white", "yellow")
 _CODES = {(v, c): (v - 1) * len(_CODE_COLOURS) + i for v in range(1, 7) for i, c in enumerate(_CODE_COLOURS)}
 _DICE = tuple(Die(v, c) for v in range(1, 7) for c in _CODE_COLOURS)
+
+
 def die_text(die: Die) -> str:
     return f"{die.colour}:{die.value}"
 
@@ -264,31 +266,55 @@ def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
     return tuple(counts)
 
 
-def _fitting_sets(counts: tuple[int, ...]) -> list[tuple[int, ...]]:
+class _CodedSet:
+    """What the lock tables need to know of one coded set, worked out once."""
+
+    __slots__ = ("codes", "faces", "needs", "texts", "yellow")
+
+    def __init__(self, codes: tuple[int, ...]):
+        self.codes = codes
+        self.needs = tuple(Counter(codes).items())
+        self.texts = tuple(die_text(_DICE[c]) for c in codes)
+        self.faces = counts_of(_DICE[c].value for c in codes)
+        self.yellow = any(_DICE[c].colour == "yellow" for c in codes)
+
+
+_CODED_SETS = {
+    codes: _CodedSet(codes)
+    for size in SET_SIZES
+    for codes in combinations_with_replacement(range(len(_DICE)), size)
+    if sum(_DICE[c].value for c in codes) == SET_TOTAL
+}
+_PATTERN_NEEDS = tuple(tuple((face, need) for face, need in enumerate(p) if need) for p in SET_PATTERNS)
+
+
+def _fitting_sets(counts: tuple[int, ...]) -> list[_CodedSet]:
     """Every coded set the roll ``counts`` can form: face patterns, then colours per face."""
     width = len(_CODE_COLOURS)
-    faces = [sum(counts[f * width:(f + 1) * width]) for f in range(6)]
+    faces = [counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)]
     found = []
-    for pattern in SET_PATTERNS:
-        if any(f < p for f, p in zip(faces, pattern)):
+    for pattern in _PATTERN_NEEDS:
+        if any(faces[face] < need for face, need in pattern):
             continue
         per_face = []
-        for face, need in enumerate(pattern):
-            if need:
-                codes = [c for c in range(face * width, (face + 1) * width) if counts[c]]
+        for face, need in pattern:
+            codes = [c for c in range(face * width, (face + 1) * width) if counts[c]]
+            if len(codes) == 1:
+                per_face.append([(codes[0],) * need])
+            else:
                 per_face.append([pick for pick in combinations_with_replacement(codes, need)
                                  if all(counts[c] >= pick.count(c) for c in pick)])
-        found.extend(tuple(c for part in combo for c in part) for combo in product(*per_face))
+        found.extend(_CODED_SETS[tuple(c for part in combo for c in part)] for combo in product(*per_face))
     return found
 
 
 @lru_cache(maxsize=65536)
-def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[_CodedSet, ...], ...]:
     fitting = _fitting_sets(counts)
-    needs = [tuple(Counter(candidate).items()) for candidate in fitting]
+    needs = [candidate.needs for candidate in fitting]
     available = list(counts)
-    locks: list[tuple[tuple[int, ...], ...]] = []
-    chosen: list[tuple[int, ...]] = []
+    locks: list[tuple[_CodedSet, ...]] = []
+    chosen: list[_CodedSet] = []
 
     def walk(start: int) -> None:
         for index in range(start, len(fitting)):
@@ -312,7 +338,7 @@ def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], .
 
     Locks that differ only by which of two identical dice is used appear once.
     """
-    return tuple(tuple(tuple(_DICE[c] for c in s) for s in lock) for lock in _coded_locks(_code_counts(roll)))
+    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock in _coded_locks(_code_counts(roll)))
 
 
 # -- advice -----------------------------------------------------------------------------
@@ -388,37 +414,35 @@ def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...
         return None
     left = list(counts)
     for s in lock:
-        for c in s:
+        for c in s.codes:
             left[c] -= 1
-    sets = tuple(tuple(_DICE[c] for c in s) for s in lock)
+    sets = tuple(tuple(_DICE[c] for c in s.codes) for s in lock)
     return sets, tuple(_DICE[c] for c, n in enumerate(left) for _ in range(n))
 
 
 @lru_cache(maxsize=4096)
-def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[tuple[int, ...], ...]]:
+def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[_CodedSet, ...]]:
     return {entry[0]: lock for entry, lock in zip(_lock_table(counts), _coded_locks(counts))}
 
 
-_YELLOW_CODES = frozenset(code for (_, colour), code in _CODES.items() if colour == "yellow")
-_CODE_TEXT = tuple(die_text(d) for d in _DICE)
 
 
 @lru_cache(maxsize=65536)
 def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
     width = len(_CODE_COLOURS)
-    faces = [sum(counts[f * width:(f + 1) * width]) for f in range(6)]
+    faces = [counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)]
     size = sum(counts)
     table = []
     for lock in _coded_locks(counts):
         left = list(faces)
         used = 0
         for s in lock:
-            used += len(s)
-            for c in s:
-                left[c // width] -= 1
-        texts = tuple(tuple(_CODE_TEXT[c] for c in s) for s in lock)
+            used += len(s.codes)
+            for face, n in enumerate(s.faces):
+                left[face] -= n
+        texts = tuple(s.texts for s in lock)
         table.append((Move("lock", (("sets", texts),)), ", ".join("+".join(t) for t in texts), tuple(left),
-                      size - used, len(lock), any(c in _YELLOW_CODES for s in lock for c in s)))
+                      size - used, len(lock), any(s.yellow for s in lock)))
     return tuple(table)
 
 

@@ -666,43 +666,71 @@ def _raw_commit_ms(directory: Path, synchronous: str, commits: int) -> float:
         conn.close()
 
 
+def _fill_with_copies(store: SessionStore, session_id: int, copies: int) -> None:
+    """Append ``copies`` replicas of one session's events under new session ids (benchmark set-up)."""
+    rows = store._conn.execute("SELECT seq, kind, player, payload, created_at FROM events WHERE session_id = ?",
+                               (session_id,)).fetchall()
+    with store._write_transaction():
+        (last,) = store._conn.execute("SELECT MAX(session_id) FROM events").fetchone()
+        store._conn.executemany(
+            "INSERT INTO events (session_id, seq, kind, player, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            ((last + copy, *row) for copy in range(1, copies + 1) for row in rows))
+
+
+def _best_ms(repeats: int, work) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        work()
+        best = min(best, (time.perf_counter() - started) * 1000)
+    return round(best, 3)
+
+
 def bench_sessions(actions: int = 400, repeats: int = 3, directory: str | os.PathLike | None = None,
-                   game_name: str = "dairyman", seed: int = 1) -> dict:
+                   game_name: str = "dairyman", seed: int = 1, stored_games: int = 300) -> dict:
     """Session store timings, for ``companion bench``.
 
     In a fresh file in ``directory`` (a temporary one by default; put it on the disk
     that matters, e.g. the Pi's SD card): milliseconds per committed action (engine
     check + fsynced commit) over one game of seeded random rolls and top advised
-    moves, milliseconds to reopen that whole game by replaying its log, and the bare
-    cost of one WAL commit with ``synchronous`` FULL (what the store uses) and NORMAL.
+    moves; milliseconds to reopen that whole game by replaying its log; the bare cost
+    of one WAL commit with ``synchronous`` FULL (what the store uses) and NORMAL; and,
+    with ``stored_games`` copies of that game in the file, the time to open the store
+    (its integrity check), list the sessions, find the game to resume and compute the
+    player statistics.
     """
     import tempfile
 
-    with tempfile.TemporaryDirectory(dir=directory) as tmp, SessionStore(Path(tmp) / DEFAULT_FILE_NAME) as store:
-        game = get_game(game_name)
-        session = store.new_session(game.name, game.default_players(game.min_players), seed=seed)
-        rng = random.Random(seed)
-        spent = 0.0
-        played = 0
-        while played < actions and not session.finished:
-            state = session.state
-            if state.dice_to_roll() is not None:
-                dice = state.random_roll(rng)
-                started = time.perf_counter()
-                session.roll(dice)
-            else:
-                move = game.advise(state)[0].move
-                started = time.perf_counter()
-                session.play(move)
-            spent += time.perf_counter() - started
-            played += 1
-        reopen_times = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            store.open(session.id)
-            reopen_times.append((time.perf_counter() - started) * 1000)
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        path = Path(tmp) / DEFAULT_FILE_NAME
+        with SessionStore(path) as store:
+            game = get_game(game_name)
+            session = store.new_session(game.name, game.default_players(game.min_players), seed=seed)
+            rng = random.Random(seed)
+            spent = 0.0
+            played = 0
+            while played < actions and not session.finished:
+                state = session.state
+                if state.dice_to_roll() is not None:
+                    dice = state.random_roll(rng)
+                    started = time.perf_counter()
+                    session.roll(dice)
+                else:
+                    move = game.advise(state)[0].move
+                    started = time.perf_counter()
+                    session.play(move)
+                spent += time.perf_counter() - started
+                played += 1
+            reopen_ms = _best_ms(repeats, lambda: store.open(session.id))
+            _fill_with_copies(store, session.id, stored_games - 1)
         raw = {level: round(_raw_commit_ms(Path(tmp), level, commits=200), 3) for level in ("FULL", "NORMAL")}
+        large = {"games": stored_games, "file_kib": path.stat().st_size // 1024,
+                 "ms_to_open_store": _best_ms(repeats, lambda: SessionStore(path).close())}
+        with SessionStore(path) as store:
+            large["ms_to_list_sessions"] = _best_ms(repeats, store.list_sessions)
+            large["ms_to_find_unfinished"] = _best_ms(repeats, store.latest_unfinished)
+            large["ms_for_player_stats"] = _best_ms(repeats, store.player_stats)
     return {"game": game_name, "actions": played, "game_finished": session.finished,
             "ms_per_committed_action": round(spent * 1000 / max(played, 1), 3),
-            "ms_to_reopen_game": round(min(reopen_times), 3),
-            "ms_per_bare_commit": raw, "store_uses": {"journal_mode": "WAL", "synchronous": "FULL"}}
+            "ms_to_reopen_game": reopen_ms, "ms_per_bare_commit": raw,
+            "store_uses": {"journal_mode": "WAL", "synchronous": "FULL"}, "large_store": large}

@@ -467,8 +467,9 @@ def test_a_session_whose_log_no_longer_replays_is_refused_alone(db):
 def test_the_benchmark_plays_a_whole_game_and_leaves_no_file(toy_game, tmp_path):
     from companion.session import bench_sessions
 
-    figures = bench_sessions(directory=tmp_path, game_name="toy-race", repeats=1)
+    figures = bench_sessions(directory=tmp_path, game_name="toy-race", repeats=1, stored_games=5)
     assert figures["game_finished"] and figures["actions"] == 2 * 2  # 1 player, 2 rounds, roll + move each
+    assert figures["large_store"]["games"] == 5
     assert set(figures["ms_per_bare_commit"]) == {"FULL", "NORMAL"}
     assert list(tmp_path.iterdir()) == []
 

@@ -287,7 +287,8 @@ class SessionStore:
 
     def photo(self, sha256: str) -> bytes:
         """The image bytes a roll referenced by ``{"sha256": ...}``."""
-        found = sorted(self.photo_dir.glob(f"{sha256}.*")) if all(c in "0123456789abcdef" for c in sha256) else []
+        is_digest = len(sha256) == 64 and all(c in "0123456789abcdef" for c in sha256)
+        found = sorted(self.photo_dir.glob(f"{sha256}.*")) if is_digest else []
         if not found:
             raise UserError(f"photo {sha256} is not in {self.photo_dir}")
         return found[0].read_bytes()

@@ -217,6 +217,9 @@ def test_history_records_who_what_when_dice_and_photos(db, tmp_path):
     assert store.photo(second["photo"]["sha256"]) == b"camera frame bytes"
     assert b"camera frame bytes" not in db.read_bytes()  # frames are kept beside the log, not in it
     assert [p.name for p in store.photo_dir.iterdir()] == [f"{second['photo']['sha256']}.bin"]
+    for not_a_digest in ("", "*", "../" + second["photo"]["sha256"]):
+        with pytest.raises(UserError, match="photo"):
+            store.photo(not_a_digest)
     assert all(e["time"] <= f["time"] for e, f in itertools.pairwise(history))
 
 

@@ -88,9 +88,11 @@ class TerminalConsole:
 
 
 class FrameSource(Protocol):
-    live: bool
+    live: bool  # True: the player can be asked again and re-throw
 
     def frames(self, step: str, prompt: str, console: Console) -> list[np.ndarray]: ...
+
+    def controls(self) -> CameraControls: ...
 
 
 class CameraFrames:
@@ -163,9 +165,10 @@ class TrayChoice:
 
 @dataclass
 class Outcome:
+    """The new profile, and per colour how well it separates (for a display to show)."""
+
     profile: Profile
     separation: list[Separation]
-    dice_per_colour: dict[str, int]
 
 
 def progress_bar(done: int, total: int, width: int = 20) -> str:
@@ -217,9 +220,16 @@ def run_guided(source: FrameSource, colours: list[str], tray: TrayChoice, consol
 
     header("empty tray")
     empty = source.frames("empty", "Clear every die off the tray; light it as it will be during play.", console)[0]
-
     header("tray region")
-    settings = _tray_settings(empty, tray, console)
+    while True:
+        try:
+            settings = _tray_settings(empty, tray, console)
+            break
+        except UserError as exc:
+            if not source.live:
+                raise
+            console.say(f"  {exc}")
+            empty = source.frames("empty", "Then show the empty tray again.", console)[0]
     flat_empty = settings.flatten(empty)
     if tray.grey_card:
         balance = from_grey_card(flat_empty, tray.grey_card)
@@ -264,7 +274,7 @@ def run_guided(source: FrameSource, colours: list[str], tray: TrayChoice, consol
                 f"{die_size.max_px:g} px")
     profile = Profile(name, settings, balance, source.controls(), die_size, palette)
     console.say(progress_bar(total, total) + "  done")
-    return Outcome(profile, report, {c: len(v) for c, v in samples.items()})
+    return Outcome(profile, report)
 
 
 def confirm_colours(colours: list[str], console: Console) -> list[str]:

@@ -224,3 +224,22 @@ def test_pi_camera_locked_controls_go_into_the_profile_and_back():
     controls = CameraFrames(SimpleNamespace(locked_controls=locked)).controls()
     assert controls.exposure_us == 9000 and controls.colour_gains == (1.8, 1.4)
     assert controls.as_controls() == locked
+
+
+def test_live_calibration_asks_again_when_a_marker_is_covered(tmp_path, config, capsys, monkeypatch):
+    files = write_set(tmp_path / "shots", ["white"], ((1, 1, 1), 1.0))
+    covered = cv2.imread(str(files["empty"]))
+    x, y = CAMERA_CORNERS[3]
+    cv2.rectangle(covered, (x - 5, y - 120), (x + 140, y + 5), (90, 90, 90), -1)   # a hand over marker 3
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    cv2.imwrite(str(replay / "0_covered.png"), covered)
+    for i, step in enumerate(["empty", "white"], start=1):
+        (replay / f"{i}_{step}.png").write_bytes(files[step].read_bytes())
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n\n\n"))
+    status = main(["calibrate", "--colours", "white", "--tray", "markers", "--camera", f"replay:{replay}",
+                   "--shots", "1"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "bottom-left" in out and "show the empty tray again" in out and "found 6 white dice" in out
+    assert load_profile(config / "profile.toml").tray.method == "markers"

@@ -57,6 +57,7 @@ class Tile:
 ABILITY_TEXT = dice_math.ABILITY_TEXT
 
 
+@lru_cache(maxsize=64)
 def build_tiles(cheese_faces: str) -> tuple[Tile, ...]:
     """The 22 tiles from the rules data, cheese faces taken in order from ``cheese_faces``."""
     try:
@@ -185,7 +186,7 @@ class DairymanState(GameState):
 
     @property
     def barn_total(self) -> int:
-        return sum(d.value for barn in self.barns for s in barn for d in s)
+        return dice_math.SET_TOTAL * self.locked_sets  # every locked set totals exactly ten
 
     def turn_dice(self) -> list[Die]:
         """Every die of this turn wherever it is (roll, barns, set aside), pending rolls excluded."""
@@ -484,9 +485,9 @@ class DairymanState(GameState):
     def roll_has_set(self) -> bool:
         return dice_math.has_set(dice_math.counts_of(d.value for d in self.roll))
 
-    def claimable_subsets(self) -> list[tuple[int, ...]]:
+    def claimable_subsets(self) -> tuple[tuple[int, ...], ...]:
         """Every non-empty set of display tiles the barns can pay for (identical tiles once)."""
-        return _claimable(self.tiles, self.display, self.barn_total)
+        return _claimable(self.options["cheese_faces"], self.display, self.barn_total)
 
     # -- scores and alerts ------------------------------------------------------------
     def score_breakdown(self) -> dict[str, dict[str, int]]:
@@ -611,7 +612,8 @@ class DairymanState(GameState):
 
 
 @lru_cache(maxsize=4096)
-def _claimable(tiles: tuple[Tile, ...], display: tuple[int, ...], budget: int) -> list[tuple[int, ...]]:
+def _claimable(cheese_faces: str, display: tuple[int, ...], budget: int) -> tuple[tuple[int, ...], ...]:
+    tiles = build_tiles(cheese_faces)
     found, seen = [], set()
     for mask in range(1, 1 << len(display)):
         ids = tuple(t for i, t in enumerate(display) if mask >> i & 1)
@@ -621,7 +623,7 @@ def _claimable(tiles: tuple[Tile, ...], display: tuple[int, ...], budget: int) -
         if key not in seen:
             seen.add(key)
             found.append(ids)
-    return found
+    return tuple(found)
 
 
 def starting_colours(reds: int) -> tuple[str, ...]:

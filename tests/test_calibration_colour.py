@@ -35,11 +35,11 @@ def test_tray_white_balance_undoes_a_warm_lamp_on_a_real_photo():
     tray = background_colour(balance.correct(warm))
     assert np.abs(tray - np.array(balance.reference_bgr)).max() < 3.0
     worst_uncorrected, worst_corrected = 0.0, 0.0
+    balanced, balanced_warm = balance.correct(photo), balance.correct(warm)
     for die in entry["dice"]:
-        original = die_colour_features(balance.correct(photo), die["bbox"])
+        original = die_colour_features(balanced, die["bbox"])
         worst_uncorrected = max(worst_uncorrected, delta_e(die_colour_features(warm, die["bbox"]), original))
-        worst_corrected = max(worst_corrected, delta_e(die_colour_features(balance.correct(warm), die["bbox"]),
-                                                       original))
+        worst_corrected = max(worst_corrected, delta_e(die_colour_features(balanced_warm, die["bbox"]), original))
     assert worst_uncorrected > 15.0          # the cast really moves the dice colours ...
     assert worst_corrected < 2.0             # ... and the tray's white balance brings them back
 

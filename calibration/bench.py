@@ -4,7 +4,8 @@
   scored by ``shared/tools/score_dice.py`` on the labelled boxes, and through the real reader;
 - :func:`colour_cast`: colour accuracy on photos given a strong lamp cast, with and without
   the tray's white balance;
-- :func:`homography`: millimetre error of the marker homography on synthetic slanted trays.
+- :func:`homography`: millimetre error of the marker homography on synthetic slanted trays;
+- :func:`prepare_speed`: time to flatten and white-balance one frame.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from calibration.labelled import (
     read_image,
     split_held_back,
 )
-from calibration.profile import Profile, load_profile
+from calibration.profile import Profile, TraySettings, load_profile
 from calibration.tray import TrayLayout, detect_markers, homography_from_markers, map_points, render_tray
 from calibration.white_balance import WhiteBalance
 from vision.colour import die_colour_features
@@ -169,9 +170,29 @@ def homography(slants: int = 12, seed: int = 0) -> dict:
             "mean_error_mm": round(float(flat.mean()), 3), "median_detect_ms": round(float(np.median(times)), 1)}
 
 
+def prepare_speed(repeats: int = 20) -> dict:
+    """Median ms of ``Profile.prepare`` (flatten to the tray, then tray white balance) per frame size."""
+    cv2.setNumThreads(1)
+    layout = TrayLayout(300.0, 200.0, 30.0)
+    out = {"threads": 1}
+    for width, height in ((640, 480), (1280, 960)):
+        frame = cv2.resize(render_tray(layout, 4.0), (width, height))
+        corners = ((0.0, 0.0), (width - 1.0, 0.0), (width - 1.0, height - 1.0), (0.0, height - 1.0))
+        balance_only = replace(Profile(), white_balance=WhiteBalance("tray"))
+        both = replace(balance_only, tray=TraySettings("corners", layout, corners, 2.0))
+        for label, profile in (("white_balance", balance_only), ("flatten_and_white_balance", both)):
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                profile.prepare(frame)
+                times.append((time.perf_counter() - start) * 1000)
+            out[f"{label}_ms_{width}x{height}"] = round(float(np.median(times)), 2)
+    return out
+
+
 def run_all(manifest: str | Path = DEFAULT_MANIFEST) -> dict:
-    """Every calibration benchmark (about a minute on one core)."""
-    return {"homography": homography(), "labelled_palette": labelled_palette(manifest),
+    """Every calibration benchmark (several minutes on one core: it reads the set's photos many times)."""
+    return {"homography": homography(), "prepare_speed": prepare_speed(), "labelled_palette": labelled_palette(manifest),
             "colour_cast": colour_cast(manifest)}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from companion.errors import UserError
@@ -54,8 +55,8 @@ def gains_to(reference_bgr, measured_bgr) -> tuple[float, float, float]:
 
 def apply_gains(image: np.ndarray, gains_bgr) -> np.ndarray:
     """The image with each channel multiplied by its gain, clipped to 0..255."""
-    scaled = image.astype(np.float32) * np.asarray(gains_bgr, dtype=np.float32).reshape(1, 1, 3)
-    return np.clip(scaled + 0.5, 0, 255).astype(np.uint8)
+    levels = np.arange(256, dtype=np.float32).reshape(256, 1, 1) * np.asarray(gains_bgr, np.float32).reshape(1, 1, 3)
+    return cv2.LUT(image, np.clip(levels + 0.5, 0, 255).astype(np.uint8))
 
 
 @dataclass(frozen=True)

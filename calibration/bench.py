@@ -32,10 +32,10 @@ from calibration.profile import Profile, TraySettings, load_profile
 from calibration.tray import TrayLayout, detect_markers, homography_from_markers, map_points, render_tray
 from calibration.white_balance import WhiteBalance
 from vision.colour import die_colour_features
+from vision.public_sets import datasets_dir
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-DEFAULT_MANIFEST = DATASETS / "byler_d6" / "manifest.json"
-SCORE_TOOL = DATASETS.parent / "tools" / "score_dice.py"
+DEFAULT_MANIFEST = datasets_dir() / "byler_d6" / "manifest.json"
+SCORE_TOOL = datasets_dir().parent / "tools" / "score_dice.py"
 
 #: Lamp casts applied to real photos: per-channel (B, G, R) gain, then a gamma.
 CASTS = {

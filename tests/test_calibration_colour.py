@@ -6,20 +6,26 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.bench import apply_cast
 from calibration.labelled import learn_from_manifest, load_manifest, split_held_back
 from calibration.palette import kmeans, learn_palette, separation
 from calibration.white_balance import WhiteBalance, apply_gains, background_colour, from_empty_tray, from_grey_card
 from companion.errors import UserError
 from vision.colour import Palette, die_colour_features
+from vision.public_sets import datasets_dir
 
-BYLER = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "byler_d6"
+BYLER = datasets_dir() / "byler_d6"
 needs_photos = pytest.mark.skipif(not (BYLER / "manifest.json").exists(), reason="shared/datasets not present")
 
 
-def cast(image: np.ndarray, gains_bgr, gamma=1.0) -> np.ndarray:
-    """A lamp's colour cast: per-channel gain, then a gamma."""
-    scaled = np.clip(image.astype(np.float64) / 255.0 * np.asarray(gains_bgr), 0, 1) ** gamma
-    return np.round(scaled * 255).astype(np.uint8)
+def byler_subset(tmp_path: Path, count: int) -> Path:
+    """A manifest of the first ``count`` byler_d6 photos (absolute image paths), in ``tmp_path``."""
+    entries = load_manifest(BYLER / "manifest.json")[:count]
+    for entry in entries:
+        entry["image"] = str(BYLER / entry["image"])
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(entries))
+    return manifest
 
 
 def delta_e(a, b) -> float:
@@ -31,7 +37,7 @@ def test_tray_white_balance_undoes_a_warm_lamp_on_a_real_photo():
     entry = load_manifest(BYLER / "manifest.json")[1]
     photo = cv2.imread(str(BYLER / entry["image"]))
     balance = from_empty_tray(photo)
-    warm = cast(photo, (0.55, 0.8, 1.0))
+    warm = apply_cast(photo, (0.55, 0.8, 1.0), 1.0)
     tray = background_colour(balance.correct(warm))
     assert np.abs(tray - np.array(balance.reference_bgr)).max() < 3.0
     worst_uncorrected, worst_corrected = 0.0, 0.0
@@ -120,12 +126,7 @@ def test_every_fourth_photo_is_held_back():
 
 @needs_photos
 def test_palette_from_a_few_labelled_photos_reads_the_held_back_ones(tmp_path):
-    entries = load_manifest(BYLER / "manifest.json")[:24]
-    for entry in entries:
-        entry["image"] = str(BYLER / entry["image"])
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps(entries))
-    result = learn_from_manifest(manifest, holdout_every=4)
+    result = learn_from_manifest(byler_subset(tmp_path, 24), holdout_every=4)
     assert result.held_images == 6 and result.learnt_images == 18
     assert result.held_accuracy >= 0.85 and result.learnt_accuracy >= 0.95
     assert result.white_balance.method == "tray"
@@ -153,11 +154,6 @@ def test_the_read_command_gets_the_profile_palette(tmp_path):
 def test_cast_benchmark_shows_the_loss_without_white_balance(tmp_path):
     from calibration.bench import colour_cast
 
-    entries = load_manifest(BYLER / "manifest.json")[:8]
-    for entry in entries:
-        entry["image"] = str(BYLER / entry["image"])
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps(entries))
-    figures = colour_cast(manifest, holdout_every=0)
+    figures = colour_cast(byler_subset(tmp_path, 8), holdout_every=0)
     assert figures["without_white_balance"]["worst_loss"] > 0.2
     assert figures["with_white_balance"]["worst_loss"] < 0.05

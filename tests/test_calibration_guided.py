@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_calibration_colour import BYLER, byler_subset
 
 from calibration.guided import dice_by_difference, plan_colours
 from calibration.profile import load_profile
@@ -184,14 +185,10 @@ def test_missing_colour_pictures_are_named(tmp_path, config, capsys):
 
 
 def test_from_labelled_reports_the_held_back_split(tmp_path, config, capsys):
-    byler = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "byler_d6"
-    if not (byler / "manifest.json").exists():
+    if not (BYLER / "manifest.json").exists():
         pytest.skip("shared/datasets not present")
-    entries = json.loads((byler / "manifest.json").read_text())[:16]
-    for entry in entries:
-        entry["image"] = str(byler / entry["image"])
-    manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps(entries))
+    manifest = byler_subset(tmp_path, 16)
+    entries = json.loads(manifest.read_text())
     assert main(["calibrate", "--from-labelled", str(manifest), "--holdout-every", "4"]) == 0
     out = capsys.readouterr().out
     held = [line for line in out.splitlines() if "held-back photos" in line]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from calibration.toml_writer import dumps
-from calibration.tray import TrayLayout, flat_tray
+from calibration.tray import TrayLayout, aruco_dictionary, flat_tray
 from calibration.white_balance import METHODS as WB_METHODS
 from calibration.white_balance import WhiteBalance
 from companion.errors import UserError
@@ -235,16 +235,17 @@ def profile_from_dict(data: dict, source: str = "profile") -> Profile:
     tray = _read_tray(_Fields(source, data.get("tray", {}), "tray.", TRAY_FIELDS))
     wb_f = _Fields(source, data.get("white_balance", {}), "white_balance.",
                    ("method", "gains_bgr", "reference_bgr"))
-    white_balance = WhiteBalance(wb_f.text("method", "none", WB_METHODS),
-                                 wb_f.numbers("gains_bgr", 3, (1.0, 1.0, 1.0), positive=True),
-                                 wb_f.numbers("reference_bgr", 3, (200.0, 200.0, 200.0), positive=True))
+    wb = WhiteBalance()
+    white_balance = WhiteBalance(wb_f.text("method", wb.method, WB_METHODS),
+                                 wb_f.numbers("gains_bgr", 3, wb.gains_bgr, positive=True),
+                                 wb_f.numbers("reference_bgr", 3, wb.reference_bgr, positive=True))
     cam_f = _Fields(source, data.get("camera", {}), "camera.",
                     ("exposure_us", "analogue_gain", "colour_gains", "lens_position"))
     camera = CameraControls(cam_f.integer("exposure_us"), cam_f.number("analogue_gain", positive=True),
                             cam_f.numbers("colour_gains", 2, positive=True), cam_f.number("lens_position"))
     dice_f = _Fields(source, data.get("dice", {}), "dice.", ("min_size_px", "max_size_px"))
-    die_size = DieSize(dice_f.number("min_size_px", 15.0, positive=True),
-                       dice_f.number("max_size_px", 120.0, positive=True))
+    die_size = DieSize(dice_f.number("min_size_px", DieSize().min_px, positive=True),
+                       dice_f.number("max_size_px", DieSize().max_px, positive=True))
     if die_size.min_px >= die_size.max_px:
         raise dice_f.fail("max_size_px", f"larger than dice.min_size_px ({die_size.min_px:g})")
     palette = _read_palette(source, data["palette"]) if "palette" in data else default_palette()
@@ -256,19 +257,28 @@ TRAY_FIELDS = ("method", "width_mm", "height_mm", "px_per_mm", "corners_px", "ma
 
 
 def _read_tray(f: _Fields) -> TraySettings:
-    method = f.text("method", "none", TRAY_METHODS)
+    default = TraySettings()
+    method = f.text("method", default.method, TRAY_METHODS)
     ids = f.get("marker_ids", "a list of 4 different whole numbers",
-                 lambda v: isinstance(v, list) and len(v) == 4 and len(set(v)) == 4
-                 and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in v), [0, 1, 2, 3])
-    layout = TrayLayout(f.number("width_mm", 300.0, positive=True), f.number("height_mm", 200.0, positive=True),
-                        f.number("marker_size_mm", 30.0, positive=True), f.number("marker_inset_mm", 5.0),
-                        tuple(ids), f.text("marker_dictionary", "DICT_4X4_50"))
+                lambda v: isinstance(v, list) and len(v) == 4 and len(set(v)) == 4
+                and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in v),
+                list(default.layout.marker_ids))
+    layout = TrayLayout(f.number("width_mm", default.layout.width_mm, positive=True),
+                        f.number("height_mm", default.layout.height_mm, positive=True),
+                        f.number("marker_size_mm", default.layout.marker_size_mm, positive=True),
+                        f.number("marker_inset_mm", default.layout.marker_inset_mm),
+                        tuple(ids), f.text("marker_dictionary", default.layout.dictionary))
+    if method == "markers":
+        try:
+            aruco_dictionary(layout.dictionary)
+        except UserError:
+            raise f.fail("marker_dictionary", "an ArUco dictionary such as DICT_4X4_50") from None
     corners = f.get("corners_px", "four [x, y] points", lambda v: isinstance(v, list) and len(v) == 4 and all(
         isinstance(p, list) and len(p) == 2 and all(_is_number(c) for c in p) for p in v), None)
     if method != "none" and corners is None:
         raise f.fail("corners_px", f"four [x, y] points when tray.method is {method!r}")
     corners_px = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
-    return TraySettings(method, layout, corners_px, f.number("px_per_mm", 2.0, positive=True))
+    return TraySettings(method, layout, corners_px, f.number("px_per_mm", default.px_per_mm, positive=True))
 
 
 def _read_palette(source: str, table: Any) -> Palette:

@@ -81,6 +81,7 @@ BROKEN = [
     ("version = 1", "version = 7", "version"),
     ("[dice]", "[dices]", "dices"),
     ("width_mm = 310.5", "widht_mm = 310.5", "tray.widht_mm"),
+    ('marker_dictionary = "DICT_5X5_100"', 'marker_dictionary = "DICT_5X5"', "tray.marker_dictionary"),
 ]
 
 

@@ -63,11 +63,9 @@ def read_image(root: Path, entry: dict) -> np.ndarray:
     return image
 
 
-def tray_reference(root: Path, entries: list[dict],
-                   transform: Callable[[np.ndarray], np.ndarray] | None = None) -> WhiteBalance:
+def tray_reference(root: Path, entries: list[dict]) -> WhiteBalance:
     """A tray white balance whose reference is the neutral grey of the photos' typical tray colour."""
-    colours = [background_colour(transform(read_image(root, e)) if transform else read_image(root, e))
-               for e in entries]
+    colours = [background_colour(read_image(root, e)) for e in entries]
     typical = np.median(np.array(colours), axis=0)
     reference = neutral_reference(typical)
     return WhiteBalance("tray", gains_to(reference, typical), tuple(round(v, 3) for v in reference))

@@ -240,3 +240,16 @@ def test_live_calibration_asks_again_when_a_marker_is_covered(tmp_path, config, 
     assert status == 0, out
     assert "bottom-left" in out and "show the empty tray again" in out and "found 6 white dice" in out
     assert load_profile(config / "profile.toml").tray.method == "markers"
+
+
+def test_grey_card_white_balance_from_the_command_line(tmp_path, config, capsys):
+    files = write_set(tmp_path / "s", ["white", "red"], WARM)
+    empty = cv2.imread(str(files["empty"]))
+    status = main(["calibrate", "--colours", "white,red", "--tray", "markers", "--grey-card", "280,5,40,30",
+                   "--empty", str(files["empty"]), f"--dice=white={files['white']}", f"--dice=red={files['red']}"])
+    assert status == 0, capsys.readouterr().err
+    profile = load_profile(config / "profile.toml")
+    assert profile.white_balance.method == "grey-card"
+    flat = profile.tray.flatten(empty)
+    balanced = profile.white_balance.correct(flat)[5:35, 280:320].reshape(-1, 3).mean(axis=0)
+    assert np.ptp(balanced) < 3.0          # the card's patch comes out neutral under the warm lamp

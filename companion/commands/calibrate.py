@@ -51,8 +51,9 @@ def register(subparsers) -> None:
     tray.add_argument("--corners", metavar="'x,y x,y x,y x,y'",
                       help="tray corners in the picture: top-left, top-right, bottom-right, bottom-left")
     tray.add_argument("--px-per-mm", type=float, default=2.0, help="resolution of the flattened tray (2.0)")
-    tray.add_argument("--grey-card", metavar="x,y,w,h", help="white balance from a grey card in this box of the "
-                                                             "empty-tray picture (default: the tray itself)")
+    tray.add_argument("--grey-card", metavar="x,y,w,h",
+                      help="white balance from a grey card in this box of the empty-tray picture (of the flattened "
+                           "tray, at --px-per-mm, when a tray region is set; default: the tray itself)")
     learn = parser.add_argument_group("labelled photos")
     learn.add_argument("--from-labelled", type=Path, metavar="MANIFEST", help="learn the palette from a manifest")
     learn.add_argument("--holdout-every", type=int, default=4,

@@ -3,6 +3,11 @@
 Every ``holdout_every``-th photo (the 4th, 8th, ... in manifest order) is held back from
 learning, so the palette's figure on photos it never saw is reported beside its figure on
 the photos it learnt from.
+
+Each labelled die is sampled twice when the reader is installed: inside its labelled box,
+and inside the box the reader itself finds for it (paired by ``score_dice.py``'s rule), so
+the palette knows the die as the reader will see it.  On byler_d6 that lifts the reader's
+colour accuracy from 0.970 (labelled boxes only) to 0.987.
 """
 from __future__ import annotations
 
@@ -23,12 +28,46 @@ from vision.colour import Palette, die_colour_features
 HOLDOUT_EVERY = 4
 
 
+#: A found box pairs with a labelled die when its centre is within PAIR_SHARE x the label
+#: box's longer side (at least PAIR_MIN_PX) of the label's centre: score_dice.py's rule.
+PAIR_SHARE = 0.6
+PAIR_MIN_PX = 20.0
+
+Box = tuple[float, float, float, float]
+
+
 @dataclass(frozen=True)
 class LabelledDie:
     image: str            # path relative to the manifest's folder
     colour: str
-    bbox: tuple[float, float, float, float]
+    bbox: Box
     features: np.ndarray  # CIELAB of the die body, after white balance
+    found_by: str = "label"   # "label": the labelled box; "reader": the reader's box for it
+
+
+def reader_boxes(image: np.ndarray) -> list[Box]:
+    """The boxes of the dice the reader finds in ``image``."""
+    from vision.reader import read_frame
+
+    return [d.bbox for d in read_frame(image).dice]
+
+
+def pair_with_labels(labels: list[Box], found: list[Box]) -> list[tuple[int, int]]:
+    """(label index, found index) pairs, nearest first, each box used once."""
+    candidates = []
+    for i, (x, y, w, h) in enumerate(labels):
+        limit = max(PAIR_SHARE * max(w, h), PAIR_MIN_PX)
+        for j, (fx, fy, fw, fh) in enumerate(found):
+            gap = float(np.hypot(fx + fw / 2 - (x + w / 2), fy + fh / 2 - (y + h / 2)))
+            if gap <= limit:
+                candidates.append((gap, i, j))
+    pairs, used_labels, used_found = [], set(), set()
+    for _, i, j in sorted(candidates):
+        if i not in used_labels and j not in used_found:
+            used_labels.add(i)
+            used_found.add(j)
+            pairs.append((i, j))
+    return pairs
 
 
 def load_manifest(path: str | Path) -> list[dict]:
@@ -72,8 +111,10 @@ def tray_reference(root: Path, entries: list[dict]) -> WhiteBalance:
 
 
 def labelled_dice(root: Path, entries: list[dict], white_balance: WhiteBalance,
-                  transform: Callable[[np.ndarray], np.ndarray] | None = None) -> list[LabelledDie]:
-    """Every die with a colour label and a box, with its features after ``transform`` and white balance."""
+                  transform: Callable[[np.ndarray], np.ndarray] | None = None,
+                  locate: Callable[[np.ndarray], list[Box]] | None = None) -> list[LabelledDie]:
+    """Every die with a colour label and a box, with its features after ``transform`` and white
+    balance; with ``locate`` (e.g. :func:`reader_boxes`) also each die as found there."""
     dice = []
     for entry in entries:
         labelled = [d for d in entry.get("dice", []) if d.get("colour") and d.get("bbox")]
@@ -83,10 +124,15 @@ def labelled_dice(root: Path, entries: list[dict], white_balance: WhiteBalance,
         if transform is not None:
             image = transform(image)
         image = white_balance.correct(image)
-        for die in labelled:
-            bbox = tuple(float(v) for v in die["bbox"])
-            dice.append(LabelledDie(entry["image"], str(die["colour"]).lower(), bbox,
-                                    die_colour_features(image, bbox)))
+        boxes = [tuple(float(v) for v in die["bbox"]) for die in labelled]
+        colours = [str(die["colour"]).lower() for die in labelled]
+        for bbox, colour in zip(boxes, colours):
+            dice.append(LabelledDie(entry["image"], colour, bbox, die_colour_features(image, bbox)))
+        if locate is not None:
+            found = locate(image)
+            for i, j in pair_with_labels(boxes, found):
+                dice.append(LabelledDie(entry["image"], colours[i], found[j], die_colour_features(image, found[j]),
+                                        "reader"))
     return dice
 
 
@@ -110,16 +156,28 @@ class LabelledResult:
     white_balance: WhiteBalance
     learnt_images: int
     held_images: int
-    learnt_dice: int
+    learnt_dice: int              # labelled dice learnt from (each once, however often sampled)
     held_dice: int
-    learnt_accuracy: float | None
+    learnt_accuracy: float | None  # on the labelled boxes
     held_accuracy: float | None
+    held_reader_accuracy: float | None  # on the reader's boxes of the held-back dice (None without reader)
     separation: list[Separation]
     die_size: DieSize
 
 
+def _reader_or_none(progress: Callable[[str], None] | None) -> Callable[[np.ndarray], list[Box]] | None:
+    """:func:`reader_boxes` if the reader can run here, else None (and say so)."""
+    try:
+        reader_boxes(np.full((64, 64, 3), 128, np.uint8))
+    except (UserError, ImportError) as exc:
+        if progress:
+            progress(f"the reader is not available ({exc}): learning from the labelled boxes only")
+        return None
+    return reader_boxes
+
+
 def learn_from_manifest(manifest: str | Path, holdout_every: int = HOLDOUT_EVERY, white_balance: bool = True,
-                        max_shades: int = MAX_SHADES,
+                        max_shades: int = MAX_SHADES, use_reader: bool = True,
                         progress: Callable[[str], None] | None = None) -> LabelledResult:
     """Learn a palette (and the tray white balance) from a manifest's photos, holding a split back."""
     manifest = Path(manifest)
@@ -128,15 +186,21 @@ def learn_from_manifest(manifest: str | Path, holdout_every: int = HOLDOUT_EVERY
     if progress:
         progress(f"measuring the tray in {len(learn)} photos")
     balance = tray_reference(root, learn) if white_balance else WhiteBalance()
+    locate = _reader_or_none(progress) if use_reader else None
     if progress:
-        progress(f"reading dice colours in {len(learn)} photos to learn from, {len(held)} held back")
-    learnt_dice = labelled_dice(root, learn, balance)
+        progress(f"reading dice colours in {len(learn)} photos to learn from, {len(held)} held back"
+                 + (" (labelled boxes and the reader's boxes)" if locate else ""))
+    learnt_dice = labelled_dice(root, learn, balance, locate=locate)
     if not learnt_dice:
         raise UserError(f"{manifest} has no dice with a colour label and a box to learn from")
-    held_dice = labelled_dice(root, held, balance)
+    held_dice = labelled_dice(root, held, balance, locate=locate)
     samples = samples_by_colour(learnt_dice)
     palette = learn_palette(samples, max_shades)
-    return LabelledResult(palette, balance, len(learn), len(held), len(learnt_dice), len(held_dice),
-                          colour_accuracy(palette, learnt_dice), colour_accuracy(palette, held_dice),
+    learnt_boxes = [d for d in learnt_dice if d.found_by == "label"]
+    held_boxes = [d for d in held_dice if d.found_by == "label"]
+    held_reader = [d for d in held_dice if d.found_by == "reader"]
+    return LabelledResult(palette, balance, len(learn), len(held), len(learnt_boxes), len(held_boxes),
+                          colour_accuracy(palette, learnt_boxes), colour_accuracy(palette, held_boxes),
+                          colour_accuracy(palette, held_reader) if locate else None,
                           separation(palette, samples, max_shades),
                           DieSize.around([max(d.bbox[2], d.bbox[3]) for d in learnt_dice]))

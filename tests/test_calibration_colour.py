@@ -157,3 +157,32 @@ def test_cast_benchmark_shows_the_loss_without_white_balance(tmp_path):
     figures = colour_cast(byler_subset(tmp_path, 8), holdout_every=0)
     assert figures["without_white_balance"]["worst_loss"] > 0.2
     assert figures["with_white_balance"]["worst_loss"] < 0.05
+
+
+def test_found_boxes_pair_with_labels_by_score_dice_rule():
+    from calibration.labelled import pair_with_labels
+
+    labels = [(0, 0, 40, 40), (100, 100, 40, 40), (300, 300, 10, 10)]
+    found = [(105, 98, 40, 40), (3, 2, 40, 40), (200, 200, 40, 40), (318, 300, 10, 10), (300, 301, 10, 10)]
+    pairs = pair_with_labels(labels, found)
+    assert sorted(pairs) == [(0, 1), (1, 0), (2, 4)]          # the nearer of two candidates wins
+    assert pair_with_labels([(0, 0, 10, 10)], [(19, 0, 10, 10)]) == [(0, 0)]   # 20 px at least
+    assert pair_with_labels([(0, 0, 10, 10)], [(21, 0, 10, 10)]) == []
+
+
+@needs_photos
+def test_learning_also_samples_the_dice_where_the_reader_finds_them(tmp_path):
+    from calibration.labelled import labelled_dice, reader_boxes
+
+    manifest = byler_subset(tmp_path, 4)
+    entries = load_manifest(manifest)
+    dice = labelled_dice(manifest.parent, entries, WhiteBalance(), locate=reader_boxes)
+    by_label = [d for d in dice if d.found_by == "label"]
+    by_reader = [d for d in dice if d.found_by == "reader"]
+    assert len(by_label) == sum(1 for e in entries for d in e["dice"] if d.get("colour") and d.get("bbox"))
+    assert 1 <= len(by_reader) <= len(by_label)
+    for die in by_reader:    # each reader box carries the colour of the labelled die it lies on
+        centre = np.array(die.bbox[:2]) + np.array(die.bbox[2:]) / 2
+        nearest = min((d for d in by_label if d.image == die.image),
+                      key=lambda d: np.linalg.norm(np.array(d.bbox[:2]) + np.array(d.bbox[2:]) / 2 - centre))
+        assert nearest.colour == die.colour

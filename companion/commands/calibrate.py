@@ -59,6 +59,8 @@ def register(subparsers) -> None:
     learn.add_argument("--holdout-every", type=int, default=4,
                        help="hold back every Nth photo to check the palette on (default 4; 0: none)")
     learn.add_argument("--no-white-balance", action="store_true", help="learn without the tray's white balance")
+    learn.add_argument("--labelled-boxes-only", action="store_true",
+                       help="learn from the labelled boxes only, not also from the boxes the reader finds")
     parser.add_argument("--max-shades", type=int, default=None, help="most shades learnt per colour")
     parser.add_argument("--markers-sheet", type=Path, metavar="PNG", help="write the printable tray markers and stop")
     parser.set_defaults(func=run)
@@ -158,7 +160,8 @@ def _from_labelled(args, output: Path) -> int:
     from calibration.profile import Profile, save_profile
 
     result = learn_from_manifest(args.from_labelled, args.holdout_every, not args.no_white_balance,
-                                 _max_shades(args), progress=lambda text: print(f"  {text}", flush=True))
+                                 _max_shades(args), not args.labelled_boxes_only,
+                                 progress=lambda text: print(f"  {text}", flush=True))
     profile = replace(Profile(name=args.name), white_balance=result.white_balance, palette=result.palette,
                       die_size=result.die_size)
     print(f"learnt {len(profile.palette.colours)} shades of {len(result.separation)} colours "
@@ -169,6 +172,8 @@ def _from_labelled(args, output: Path) -> int:
     print(f"colour accuracy on the photos learnt from: {_share(result.learnt_accuracy)}")
     print(f"colour accuracy on the {result.held_images} held-back photos ({result.held_dice} dice): "
           f"{_share(result.held_accuracy)}")
+    if result.held_reader_accuracy is not None:
+        print(f"colour accuracy on the held-back dice as the reader finds them: {_share(result.held_reader_accuracy)}")
     print(f"saved {save_profile(profile, output)}")
     return 0
 

@@ -82,14 +82,18 @@ def score_boxes(manifest: Path, entries: list[dict], palette, balance: WhiteBala
     return _score_module().score(entries, box_predictions(manifest, entries, palette, balance), {})
 
 
-def score_reader(manifest: Path, entries: list[dict], profile: Profile) -> dict:
-    """score_dice.py's figures for the real reader given the profile (white balance and palette)."""
+def score_reader(manifest: Path, entries: list[dict], profile: Profile, transform=None) -> dict:
+    """score_dice.py's figures for the real reader given the profile (white balance and palette),
+    on the photos as they are or after ``transform`` (e.g. a lamp's cast)."""
     from vision.reader import read_frame
 
     root = manifest.parent
     lines = []
     for entry in entries:
-        reading = read_frame(profile.white_balance.correct(read_image(root, entry)), palette=profile.palette)
+        image = read_image(root, entry)
+        if transform is not None:
+            image = transform(image)
+        reading = read_frame(profile.white_balance.correct(image), palette=profile.palette)
         lines.append({**reading.to_json(), "image": entry["image"]})
     return _score_module().score(entries, lines, {})
 
@@ -106,6 +110,7 @@ def labelled_palette(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int
     whole = score_boxes(manifest, entries, result.palette, result.white_balance)
     held_score = score_boxes(manifest, held, result.palette, result.white_balance)
     reader = score_reader(manifest, entries, profile)
+    reader_held = score_reader(manifest, held, profile)
     return {
         "manifest": str(manifest),
         "shades": len(result.palette.colours),
@@ -117,13 +122,17 @@ def labelled_palette(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int
         "reader_recall": reader["recall"],
         "reader_colour_acc": reader["colour_acc"],
         "reader_colour_paired": reader["colour_labelled"],
+        "reader_colour_acc_held_back": reader_held["colour_acc"],
+        "reader_colour_paired_held_back": reader_held["colour_labelled"],
         "too_close": [s.colour for s in result.separation if s.too_close],
     }
 
 
-def colour_cast(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int = HOLDOUT_EVERY) -> dict:
-    """Colour accuracy on the labelled boxes of the whole set, originals and each cast,
-    with the tray's white balance and without it (each palette learnt from the originals)."""
+def colour_cast(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int = HOLDOUT_EVERY,
+                through_reader: bool = True) -> dict:
+    """Colour accuracy on the whole set, originals and each cast, with the tray's white balance
+    and without it (each palette learnt from the originals): on the labelled boxes, and (with
+    ``through_reader``) as score_dice.py scores the real reader."""
     manifest = Path(manifest)
     root = manifest.parent
     entries = load_manifest(manifest)
@@ -131,12 +140,20 @@ def colour_cast(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int = HO
     for label, balanced in (("with_white_balance", True), ("without_white_balance", False)):
         result = learn_from_manifest(manifest, holdout_every, white_balance=balanced)
         balance = result.white_balance
-        figures = {"original": colour_accuracy(result.palette, labelled_dice(root, entries, balance))}
-        for name, (gains, gamma) in CASTS.items():
-            cast_dice = labelled_dice(root, entries, balance, lambda img, g=gains, y=gamma: apply_cast(img, g, y))
-            figures[name] = colour_accuracy(result.palette, cast_dice)
-        out[label] = {k: round(v, 4) for k, v in figures.items()}
-        out[label]["worst_loss"] = round(max(figures["original"] - figures[k] for k in CASTS), 4)
+        profile = replace(Profile(), white_balance=balance, palette=result.palette)
+        casts = {"original": None, **{name: (lambda img, g=g, y=y: apply_cast(img, g, y))
+                                      for name, (g, y) in CASTS.items()}}
+        figures: dict = {}
+        for name, transform in casts.items():
+            row = {"boxes": colour_accuracy(result.palette, labelled_dice(root, entries, balance, transform))}
+            if through_reader:
+                row["reader"] = score_reader(manifest, entries, profile, transform)["colour_acc"]
+            figures[name] = {k: None if v is None else round(v, 4) for k, v in row.items()}
+        for kind in figures["original"]:
+            losses = [figures["original"][kind] - figures[c][kind] for c in CASTS
+                      if figures["original"][kind] is not None and figures[c][kind] is not None]
+            figures[f"worst_loss_{kind}"] = round(max(losses), 4) if losses else None
+        out[label] = figures
     return out
 
 

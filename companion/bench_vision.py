@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import statistics
 import time
 
@@ -38,7 +39,7 @@ def _synthetic_frame(size, n_dice: int, seed: int):
 def speed(repeats: int = 15, threads: int = 1) -> dict:
     """Median ms per frame by frame size (6 dice), and ms per extra die (from 1 vs 12 dice at 640x480)."""
     cv2.setNumThreads(threads)
-    out: dict = {"threads": threads}
+    out: dict = {"threads": threads, "load_average_before": round(os.getloadavg()[0], 2)}
     for size in SPEED_SIZES:
         frame, _ = _synthetic_frame(size, 6, seed=11)
         read_frame(frame)
@@ -49,6 +50,7 @@ def speed(repeats: int = 15, threads: int = 1) -> dict:
         frame, _ = _synthetic_frame((640, 480), n, seed=12)
         by_count[n] = statistics.median(read_frame(frame).ms for _ in range(repeats))
     out["ms_per_die"] = round((by_count[12] - by_count[1]) / 11, 3)
+    out["load_average_after"] = round(os.getloadavg()[0], 2)  # other work on the machine slows every figure
     return out
 
 

@@ -21,6 +21,7 @@ fewest dice on their cards wins it.
 """
 from __future__ import annotations
 
+import random
 import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -821,6 +822,9 @@ class WhirlingDerby(Game):
 
 # -- advice -------------------------------------------------------------------------------
 
+REROLL_SAMPLES = 16
+"""Sample rolls the advice plans for each re-roll choice (more: steadier, slower)."""
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -903,18 +907,20 @@ def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
 
 
 def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat, four = state.actor, state.rules.four_equal_is_two_pairs
-    loose = kept = 0
-    for i, (side_index, dice) in enumerate(state.boards[seat]):
-        side = state.rules.cards[i].sides[side_index]
-        complete = side.action != "none" and best_activation(side, tuple(d.value for d in dice), (), four) == len(dice)
-        rolled = len(dice) if move.get("card") == state.rules.cards[i].key else \
-            sum(d.colour == move.get("colour") for d in dice)
-        kept, loose = (kept + rolled, loose) if complete else (kept, loose + rolled)
-    reason = f"re-rolls {_dice(loose)} not in a complete card" + (
-        f" but breaks up {_dice(kept)} of complete cards" if kept else "")
-    return _suggest(state, move, (loose - 2 * kept, loose), {"rolled": loose + kept, "from_complete_cards": kept},
-                    reason)
+    """Estimate each re-roll by planning REROLL_SAMPLES seeded sample rolls of its dice."""
+    seat = state.actor
+    after = state.apply(move)
+    rng = random.Random(f"{move}|{state.boards[seat]}")
+    now = ready = 0
+    for _ in range(REROLL_SAMPLES):
+        plan = _plan(state, after.boards[seat], [Die(rng.randint(1, 6), c) for c in after.reroll])
+        now, ready = now + plan.now, ready + plan.ready
+    now, ready = now / REROLL_SAMPLES, ready / REROLL_SAMPLES
+    reason = f"re-rolls {_dice(len(after.reroll))}: about {now:.1f} to give away now and {ready:.1f} ready " \
+        f"for next turn (over {REROLL_SAMPLES} sample rolls)"
+    return _suggest(state, move, (round(now + ready / 2, 6), len(after.reroll)),
+                    {"expected_give_now": round(now, 2), "expected_give_next": round(ready, 2),
+                     "rolled": len(after.reroll)}, reason)
 
 
 def _advise_activate(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:

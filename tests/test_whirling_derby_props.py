@@ -99,12 +99,12 @@ def test_exactly_the_legal_moves_are_accepted_and_refusals_change_nothing(count,
         state = state.apply(rng.choice(sorted(legal, key=str)))
 
 
-@settings(max_examples=15)
+@settings(max_examples=10)
 @given(st.integers(2, 4), st.integers(0, 10**6))
 def test_advice_ranks_every_legal_move_once_at_every_node(count, seed):
     rng = random.Random(seed)
     state = GAME.new_game(GAME.default_players(count))
-    for _ in range(300):
+    for _ in range(200):
         if state.is_terminal():
             break
         if state.dice_to_roll() is not None:
@@ -134,7 +134,7 @@ def test_any_camera_reading_of_the_right_count_is_accepted_or_refused_in_one_lin
 
 def test_advised_games_end_with_one_winner_and_conserve_dice():
     for count in (2, 3, 4):
-        for seed in range(4):
+        for seed in range(3):
             rng = random.Random(seed)
             state = GAME.new_game(GAME.default_players(count))
             while not state.is_terminal():
@@ -142,8 +142,7 @@ def test_advised_games_end_with_one_winner_and_conserve_dice():
                     state.apply(GAME.advise(state)[0].move)
                 assert state.dice_by_colour() == state.starting_totals()
             assert len(state.winners()) == 1
-            result = play_game(GAME, GAME.default_players(count), seed)
-            assert len(result["winners"]) == 1
+    assert len(play_game(GAME, GAME.default_players(2), 0)["winners"]) == 1
 
 
 def test_simulate_command_plays_whirling_derby(capsys):

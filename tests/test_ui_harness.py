@@ -23,6 +23,8 @@ pytest.importorskip("kivy", reason="the UI tests need Kivy: pip install kivy==2.
 
 TEST_CAMERA_FPS = 8.0
 """The live view's frame rate in tests: enough to see the dice, cheap with software GL."""
+SCROLLVIEW_TAP_DELAY = 0.25
+"""Seconds Kivy's ScrollView takes to pass a tap to the widget under it (0.2 s, and a frame)."""
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
@@ -47,11 +49,13 @@ class UiDriver:
         self.window = window
         self.apps = []
 
-    def launch(self, **kwargs):
+    def launch(self, auto_read: bool = False, **kwargs):
+        """A new app instance; automatic reading is off unless asked for (tests read on demand)."""
         from ui.app import CompanionApp
 
         kwargs.setdefault("camera_fps", TEST_CAMERA_FPS)
         app = CompanionApp(**kwargs)
+        app.auto_read = auto_read
         app._run_prepare()
         self.apps.append(app)
         self.app = app
@@ -102,6 +106,7 @@ class UiDriver:
         from kivy.tests.common import UnitTestTouch
 
         assert not widget.disabled, f"{widget!r} ({getattr(widget, 'text', '')!r}) is disabled"
+        self.pump(2)                      # let layouts settle, as a player's eye would
         assert widget.get_root_window() is not None, f"{widget!r} is not on screen"
         self.reveal(widget)
         x, y = widget.to_window(*widget.center)
@@ -110,6 +115,22 @@ class UiDriver:
         touch.touch_down()
         touch.touch_up()
         self.pump(1)
+        if self._scrolled(widget):
+            # A scroll view passes a quick tap on to its content 0.2 s after the finger lifts.
+            until = time.monotonic() + SCROLLVIEW_TAP_DELAY
+            while time.monotonic() < until:
+                self.pump(1)
+                time.sleep(0.01)
+
+    def _scrolled(self, widget) -> bool:
+        from kivy.uix.scrollview import ScrollView
+
+        parent = widget.parent
+        while parent is not None and parent is not self.window:
+            if isinstance(parent, ScrollView):
+                return True
+            parent = parent.parent
+        return False
 
     def tap_at(self, x: float, y: float) -> None:
         from kivy.tests.common import UnitTestTouch

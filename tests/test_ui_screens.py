@@ -109,3 +109,18 @@ def test_settings_refuse_a_bad_pin_and_save_good_ones(ui, tmp_path, monkeypatch)
     saved = json.loads(app.preferences.path.read_text())
     assert saved["pins"]["read_button"] == 5 and saved["pins"]["undo_button"] == 6
     assert app.preferences.path.name == FILE_NAME
+
+
+def test_the_dice_are_read_by_themselves_once_they_come_to_rest(ui):
+    app = ui.launch(camera="sim", auto_read=True)
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Dairyman")
+    ui.tap(start.ids.start_button)
+    play = app.screen("play")
+    source = app.grabber.source
+    ui.tap(play.ids.roll_button)
+    ui.wait(lambda: source.throws == 1, what="the throw")
+    ui.wait(lambda: app.readings_done == 1, timeout=90, what="a reading without pressing Read")
+    assert not app.reading_busy and app.reading
+    truth = {(round(t.center[0]), round(t.center[1])) for t in source.truth}
+    assert any(min(abs(d.center[0] - x) + abs(d.center[1] - y) for x, y in truth) < 20 for d in app.reading)

@@ -25,7 +25,8 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 from companion.engine import Die
 from companion.errors import CompanionError, UserError
 from companion.session import Session, SessionStore
-from hardware.camera import SimCamera, default_spec, open_camera
+from hardware.camera import default_spec
+from hardware.monitor import open_monitored
 from ui.live import FrameGrabber, ReaderProcess
 from ui.preferences import Preferences
 from ui.window import drop_duplicate_touch_source
@@ -56,6 +57,7 @@ class CompanionApp(App):
     reading_busy = BooleanProperty(False)
     notice = StringProperty("")            # the last one-line error or hint
     simulated = BooleanProperty(False)     # the camera is the simulated one: offer "roll"
+    auto_read = BooleanProperty(True)      # read by itself once the dice come to rest
 
     def __init__(self, camera: str | None = None, game: str | None = None,
                  players: Sequence[str] | None = None, store: SessionStore | None = None,
@@ -64,6 +66,7 @@ class CompanionApp(App):
         self.preferences = preferences or Preferences()
         self.camera_spec = camera or self.preferences["camera"] or default_spec()
         self.camera_fps = camera_fps
+        self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
         self.initial_players = tuple(players or ())
         self.store = store or SessionStore()
@@ -89,6 +92,9 @@ class CompanionApp(App):
         self.attempt(self.load_profile)
         self.attempt(lambda: self.open_camera(self.camera_spec))
         self.reader = ReaderProcess(self._reading_done)
+        self._await_motion = False    # the tray must move before the next automatic reading
+        self._read_wanted = False
+        self._watched_count = -1
         Clock.schedule_interval(self._each_frame, 0)
 
     def on_stop(self) -> None:
@@ -103,11 +109,11 @@ class CompanionApp(App):
     def open_camera(self, spec: str) -> None:
         """Switch the live view to camera ``spec`` (sim, usb[:N], pi, replay:PATH)."""
         spec = spec or default_spec()
-        source = open_camera(spec)
+        source = open_monitored(spec)
         if self.grabber:
             self.grabber.stop()
         self.camera_spec = spec
-        self.simulated = isinstance(source, SimCamera)
+        self.simulated = hasattr(source, "throw")
         self.grabber = FrameGrabber(source, interval=1 / self.camera_fps, prepare=self._prepare).start()
 
     def load_profile(self) -> None:
@@ -213,12 +219,18 @@ class CompanionApp(App):
         if frame is None:
             self.notice = self.grabber.error if self.grabber and self.grabber.error else "no camera picture yet"
             return False
-        if not self.reader.submit(frame, self.profile.palette if self.profile else None):
-            return False
         self.reading_busy = True
+        if not self.reader.read(frame, self.palette):
+            self._read_wanted = True          # after the settler's current frame
         return True
 
-    def _reading_done(self, reading, frame) -> None:
+    @property
+    def palette(self):
+        return self.profile.palette if self.profile else None
+
+    def _reading_done(self, reading, frame, settled: bool) -> None:
+        if settled and (self._await_motion or self.reading_busy or not self._waiting_for_roll()):
+            return
         self.reading_busy = False
         self.readings_done += 1
         if reading.error:
@@ -266,14 +278,29 @@ class CompanionApp(App):
                 photo = jpeg.tobytes() if ok else None
             self.session.roll([d.to_die() for d in self.reading], photo=photo)
         if self.attempt(roll):
+            self._await_motion = True
             self._changed()
             return True
         return False
 
+    def _waiting_for_roll(self) -> bool:
+        return self.state is not None and self.state.dice_to_roll() is not None
+
     def _each_frame(self, _dt) -> None:
-        """Hand over a finished reading, and show the newest camera frame on the play screen."""
+        """Hand over a finished reading, feed the settler, show the newest camera frame."""
         self.reader.poll()
-        if self.grabber is None or self.root.current != "play":
+        if self.reader.motion == "moving":
+            self._await_motion = False
+        if self.grabber is None:
+            return
+        count, frame = self.grabber.latest()
+        if frame is not None and not self.reader.busy:
+            if self._read_wanted:
+                self._read_wanted = not self.reader.read(frame, self.palette)
+            elif self.auto_read and self._waiting_for_roll() and count != self._watched_count:
+                self._watched_count = count
+                self.reader.watch(frame, self.grabber.frame_time, self.palette)
+        if self.root.current != "play":
             return
         count, frame = self.grabber.latest()
         view = self.screen("play").ids.view

@@ -34,6 +34,7 @@ def bench_ui(seconds: float = 5.0, game: str = "dairyman") -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         app = CompanionApp(camera="sim", store=SessionStore(Path(tmp) / "bench.sqlite3"),
                            preferences=Preferences(Path(tmp) / "ui.json"))
+        app.auto_read = False              # the benchmark reads back to back itself
         app._run_prepare()
         try:
             chosen = get_game(game)

@@ -28,8 +28,10 @@ class FrameGrabber:
         self.prepare = prepare
         self.interval = interval
         self.frame: np.ndarray | None = None
+        self.frame_time = 0.0
         self.count = 0
         self.error: str | None = None
+        self._raw: np.ndarray | None = None
         self._stop = threading.Event()
         self._errands: queue.Queue = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name="frame-grabber", daemon=True)
@@ -45,13 +47,17 @@ class FrameGrabber:
                 while not self._errands.empty():
                     self._errands.get_nowait()(self.source)
                 frame = self.source.read()
-                if frame is not None and self.prepare is not None:
-                    frame = self.prepare(frame)
+                if frame is self._raw:          # a monitored camera repeats its newest frame
+                    frame = None
+                else:
+                    self._raw = frame
+                    if frame is not None and self.prepare is not None:
+                        frame = self.prepare(frame)
             except Exception as exc:  # noqa: BLE001 - a camera fault must reach the screen, not kill the app
                 self.error = f"camera: {exc}"
                 frame = None
             if frame is not None:
-                self.frame, self.error = frame, None
+                self.frame, self.frame_time, self.error = frame, time.monotonic(), None
                 self.count += 1
             self._stop.wait(max(0.0, self.interval - (time.perf_counter() - started)))
 
@@ -80,14 +86,19 @@ class ReaderProcess:
     """Reads dice in a separate, lower-priority process.
 
     A process rather than a thread: the reader's Python work then never holds the app's
-    GIL, and the operating system gives the live view the CPU first.  :meth:`poll`
-    (called by the UI every frame) hands a finished reading to ``deliver(reading, frame)``.
+    GIL, and the operating system gives the live view the CPU first.  Two kinds of job,
+    one at a time: :meth:`read` reads one frame now; :meth:`watch` feeds a frame to a
+    :class:`vision.settle.Settler` in the process, which reads by itself once the dice
+    have come to rest.  :meth:`poll` (called by the UI every frame) hands each reading
+    to ``deliver(reading, frame, settled)`` and keeps :attr:`motion` ("moving", "still",
+    "settled") up to date.
     """
 
-    def __init__(self, deliver: Callable[[Reading, np.ndarray], None], niceness: int = READER_NICENESS):
+    def __init__(self, deliver: Callable[[Reading, np.ndarray, bool], None], niceness: int = READER_NICENESS):
         self.deliver = deliver
         self.niceness = niceness
         self.busy = False
+        self.motion = ""
         self._frame: np.ndarray | None = None
         self._process = None
         self._conn = None
@@ -100,16 +111,23 @@ class ReaderProcess:
         self._process.start()
         child.close()
 
-    def submit(self, frame: np.ndarray, palette: Any = None) -> bool:
-        """Send a frame to be read; False while a reading is already under way."""
+    def _send(self, job: tuple, frame: np.ndarray) -> bool:
         if self.busy:
             return False
         if self._process is None or not self._process.is_alive():
             self._start()
-        self._conn.send((frame, palette))
+        self._conn.send(job)
         self._frame = frame
         self.busy = True
         return True
+
+    def read(self, frame: np.ndarray, palette: Any = None) -> bool:
+        """Read this frame now; False while another job is under way."""
+        return self._send(("read", frame, palette, None), frame)
+
+    def watch(self, frame: np.ndarray, timestamp: float, palette: Any = None, restart: bool = False) -> bool:
+        """Feed the settler one frame (``restart``: forget earlier frames); False while busy."""
+        return self._send(("watch", frame, palette, (timestamp, restart)), frame)
 
     def poll(self) -> None:
         if not self.busy:
@@ -117,12 +135,17 @@ class ReaderProcess:
         try:
             if not self._conn.poll():
                 return
-            reading = self._conn.recv()
+            kind, result = self._conn.recv()
         except (EOFError, OSError):
-            reading = Reading(error="the reader stopped; it restarts at the next reading")
+            kind, result = "read", Reading(error="the reader stopped; it restarts at the next reading")
             self._process = None
         self.busy = False
-        self.deliver(reading, self._frame)
+        if kind == "watch":
+            self.motion = result.state
+            if result.reading is not None:
+                self.deliver(result.reading, self._frame, True)
+        else:
+            self.deliver(result, self._frame, False)
 
     def stop(self) -> None:
         if self._process is None:
@@ -138,10 +161,22 @@ class ReaderProcess:
 
 
 def serve_readings(conn, niceness: int) -> None:
-    """The reader process: read each frame sent, answer with a Reading (its error set on failure)."""
+    """The reader process: answer each job with ("read", Reading) or ("watch", SettleEvent).
+
+    A failed reading comes back as a Reading with its ``error`` set."""
     os.nice(niceness)
     from vision.reader import read_frame
+    from vision.settle import Settler
 
+    palette_now: list = [None]
+
+    def read(frame: np.ndarray) -> Reading:
+        try:
+            return read_frame(frame, palette=palette_now[0])
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a one-line message on screen
+            return Reading(error=" ".join(f"{type(exc).__name__}: {exc}".split())[:200])
+
+    settler = Settler(read)
     while True:
         try:
             job = conn.recv()
@@ -149,9 +184,11 @@ def serve_readings(conn, niceness: int) -> None:
             return
         if job is None:
             return
-        frame, palette = job
-        try:
-            reading = read_frame(frame, palette=palette)
-        except Exception as exc:  # noqa: BLE001 - any failure becomes a one-line message on screen
-            reading = Reading(error=" ".join(f"{type(exc).__name__}: {exc}".split())[:200])
-        conn.send(reading)
+        kind, frame, palette_now[0], extra = job
+        if kind == "read":
+            conn.send(("read", read(frame)))
+            continue
+        timestamp, restart = extra
+        if restart:
+            settler.reset()
+        conn.send(("watch", settler.feed(frame, timestamp)))

@@ -114,7 +114,8 @@ class PlayScreen(Screen):
         self.ids.view.dice = [d for d in app.reading if d.bbox[2] > 0]
         waiting_roll = app.state is not None and app.state.dice_to_roll() is not None
         self._show_chips(app.reading if waiting_roll else [])
-        self.ids.chips.opacity = 1 if waiting_roll else 0
+        self.ids.chips_row.height = dp(48) if waiting_roll else 0
+        self.ids.chips_row.opacity = 1 if waiting_roll else 0
         self.ids.accept_button.disabled = not (waiting_roll and app.reading)
         self.ids.read_button.disabled = not waiting_roll or app.reading_busy
         self.ids.roll_button.disabled = not (waiting_roll and app.simulated)

@@ -21,6 +21,8 @@ DEFAULTS: dict[str, Any] = {
     # "" = the Pi camera on a Raspberry Pi, else the simulated one; or name one:
     # "sim" (dice drawn on screen), "pi", "usb", "usb:N" or "replay:PATH".
     "camera": "",
+    # Read the dice by itself once they come to rest (else only on space / the Read button).
+    "auto_read": True,
     # Name of a calibration profile in the config directory; "" uses the reader's defaults.
     "calibration": "",
     # BCM pin numbers of the optional buttons and LED (the Pi's free GPIO header pins).
@@ -76,9 +78,11 @@ class Preferences:
         return self.values[key]
 
     def update(self, camera: str | None = None, calibration: str | None = None,
-               pins: dict[str, Any] | None = None) -> None:
+               pins: dict[str, Any] | None = None, auto_read: bool | None = None) -> None:
         """Check every given value first, then change and save them together."""
-        changed = {}
+        changed: dict[str, Any] = {}
+        if auto_read is not None:
+            changed["auto_read"] = bool(auto_read)
         if camera is not None:
             changed["camera"] = check_camera(camera)
         if calibration is not None:

@@ -29,6 +29,7 @@ class SettingsScreen(Screen):
         prefs = app.preferences
         self.ids.camera.text = app.camera_spec
         self.ids.calibration.text = prefs["calibration"]
+        self.ids.auto_read.state = "down" if app.auto_read else "normal"
         self._describe_profile()
         box = self.ids.pins
         box.clear_widgets()
@@ -84,7 +85,9 @@ class SettingsScreen(Screen):
             if camera != app.camera_spec:
                 app.open_camera(camera)
             app.preferences.update(camera=camera, calibration=self.ids.calibration.text,
-                                   pins={n: f.text for n, f in self._pin_inputs.items()})
+                                   pins={n: f.text for n, f in self._pin_inputs.items()},
+                                   auto_read=self.ids.auto_read.state == "down")
+            app.auto_read = app.preferences["auto_read"]
             if game:
                 app.preferences.set_game_options(game.name, options)
             app.load_profile()

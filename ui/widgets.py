@@ -110,12 +110,14 @@ class DiceView(Widget):
                 Rectangle(texture=text, pos=(tx, ty), size=text.size)
 
     def die_at(self, x: float, y: float) -> int | None:
+        """The die under a touch: the nearest centre among the outlines it falls in."""
+        hits = []
         for index in range(len(self.dice)):
             left, bottom, w, h = self.die_rect(index)
             pad = max(0.0, (dp(48) - min(w, h)) / 2)  # small dice still get a 48 px target
             if left - pad <= x <= left + w + pad and bottom - pad <= y <= bottom + h + pad:
-                return index
-        return None
+                hits.append(((left + w / 2 - x) ** 2 + (bottom + h / 2 - y) ** 2, index))
+        return min(hits)[1] if hits else None
 
     def on_touch_down(self, touch):
         if self.collide_point(*touch.pos):
@@ -170,6 +172,9 @@ class ScoreChart(Widget):
                         Rectangle(pos=(left, y + row * 0.15), size=(-value * unit, row * 0.7))
             self.add_widget(Label(text=str(sum(parts.values())), pos=(right + dp(4), y), size=(dp(56), row),
                                   font_size=sp(20), bold=True))
+        with self.canvas:
+            Color(1, 1, 1, 0.8)
+            Line(points=[zero, self.y + legend_height, zero, self.top], width=dp(1.5))   # the zero line
         x = self.x + name_width
         for index, source in enumerate(self.sources):
             with self.canvas:

@@ -1,0 +1,164 @@
+"""A whole two-player Dairyman game played through the real app by touch.
+
+The simulated camera throws the dice the game asks for; the real reader reads each
+photo; the test, like a player, compares what was read with what is on the table (the
+simulator's truth) and fixes every difference by touch: it taps a misread die in the
+picture, removes a false find, adds a missed die.  Along the way: one undo, one move
+built by hand, the app closed and started again (resume), and screenshots of every
+screen for the README.
+"""
+# ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
+
+from companion.engine import Die
+
+RESUME_AFTER_ROLLS = 6
+UNDO_AT_MOVE = 3
+HAND_MOVE_AT = 5
+
+
+def wait_for_thrown_dice(ui: UiDriver, app, throws_before: int) -> list:
+    source = app.grabber.source
+    ui.wait(lambda: source.throws > throws_before and not source.rolling, what="the dice to come to rest")
+    shown = app.grabber.count
+    ui.wait(lambda: app.grabber.count >= shown + 2, what="a picture of the resting dice")
+    return list(source.truth)
+
+
+def match(read, truth) -> dict[int, int]:
+    """Read die index -> truth index, nearest centres within half a die's side."""
+    pairs = sorted((math.dist(r.center, t.center), i, j) for i, r in enumerate(read) for j, t in enumerate(truth))
+    matched: dict[int, int] = {}
+    for distance, i, j in pairs:
+        if distance < truth[j].side / 2 and i not in matched and j not in matched.values():
+            matched[i] = j
+    return matched
+
+
+def set_die_in_popup(ui: UiDriver, popup, colour: str, value: int) -> None:
+    ui.tap(ui.button(colour, root=popup))
+    ui.tap(ui.button(str(value), root=popup))
+    ui.wait(lambda: popup.parent is None, what="the die popup to close")
+
+
+def fix_reading_by_touch(ui: UiDriver, app, truth, counts: Counter) -> None:
+    """Make the dice to be used equal the dice on the table, only by touches."""
+    play = app.screen("play")
+    matched = match(app.reading, truth)
+    for index in sorted(set(range(len(app.reading))) - set(matched), reverse=True):
+        ui.tap(play.ids.chips.children[::-1][index + 1])      # a false find: remove it
+        assert play.die_popup.parent and play.die_popup.title.startswith(f"Die {index + 1}:"), play.die_popup.title
+        ui.tap(ui.button("Not a die: remove", root=play.die_popup))
+        matched = {i - (i > index): j for i, j in matched.items()}
+        counts["removed"] += 1
+    for index, j in matched.items():
+        read, real = app.reading[index], truth[j]
+        if (read.value, read.colour) != (real.value, real.colour):
+            view = play.ids.view                               # a misread: tap it in the picture
+            view_index = [i for i, d in enumerate(app.reading) if d.bbox[2] > 0].index(index)
+            x, y, w, h = view.die_rect(view_index)
+            ui.tap_at(*view.to_window(x + w / 2, y + h / 2))
+            set_die_in_popup(ui, play.die_popup, real.colour, real.value)
+            counts["corrected"] += 1
+    for j in sorted(set(range(len(truth))) - set(matched.values())):
+        ui.tap(play.ids.chips.children[-1])                    # a missed die: add it with "+"
+        set_die_in_popup(ui, play.die_popup, truth[j].colour, truth[j].value)
+        counts["added"] += 1
+
+
+def test_a_whole_dairyman_game_by_touch(ui):
+    app = ui.launch(camera="sim")
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Dairyman")
+    for row, name in zip(start.ids.players.children[::-1], ("Ann", "Bob")):
+        row.name_input.text = name
+    ui.tap(ui.button("down", root=start.ids.players.children[-1]))   # Bob takes the first seat
+    ui.screenshot("start")
+    ui.tap(start.ids.start_button)
+    assert app.root.current == "play"
+    assert app.session.players == ("Bob", "Ann")
+
+    counts: Counter = Counter()
+    rolls = moves = 0
+    resumed = undone = hand_move = False
+    while app.root.current != "summary":
+        play = app.screen("play")
+        state = app.state
+        request = state.dice_to_roll()
+        if request is not None:
+            throws = app.grabber.source.throws
+            ui.tap(play.ids.roll_button)
+            truth = wait_for_thrown_dice(ui, app, throws)
+            assert Counter(d.colour for d in truth) == Counter(request.colours)
+            done = app.readings_done
+            ui.tap(play.ids.read_button)
+            ui.wait(lambda a=app, d=done: a.readings_done > d, timeout=60, what="the reading")
+            if rolls == 0:
+                ui.screenshot("play-reading")
+            fix_reading_by_touch(ui, app, truth, counts)
+            assert sorted(d.to_die() for d in app.reading) == sorted(t.to_die() for t in truth)
+            ui.tap(play.ids.accept_button)
+            assert app.session.history()[-1]["kind"] in ("roll", "finished")
+            rolled = [e for e in app.session.history() if e["kind"] == "roll"][-1]
+            assert sorted(Die.from_json(d) for d in rolled["dice"]) == sorted(t.to_die() for t in truth)
+            assert rolled["photo"] is not None
+            rolls += 1
+            if rolls == RESUME_AFTER_ROLLS and not resumed:
+                before = app.state.to_json()
+                ui.close(app)
+                app = ui.launch(camera="sim")
+                assert app.root.current == "start"
+                ui.screenshot("start-resume")
+                ui.tap(app.screen("start").ids.resume)
+                assert app.root.current == "play"
+                assert app.state.to_json() == before
+                resumed = True
+            continue
+
+        suggestions = play.ids.suggestions.children[::-1]
+        assert suggestions, f"no suggestion in phase {state.phase}"
+        if moves == 1:
+            ui.screenshot("play-suggestions")
+        if moves == HAND_MOVE_AT and not hand_move:
+            ui.tap(play.ids.other_button)
+            ui.screenshot("play-other-move")
+            chosen = play.move_list.children[0]                # the last move of the first kind
+            expected = chosen.text
+            ui.tap(chosen)
+            assert [e for e in app.session.history() if e["kind"] == "move"][-1]["text"] == expected
+            hand_move = True
+            moves += 1
+            continue
+        ui.tap(suggestions[0])
+        moves += 1
+        if moves == UNDO_AT_MOVE and not undone:
+            after = app.state.to_json()
+            ui.tap(play.ids.undo_button)
+            assert app.state.to_json() == state.to_json()
+            assert app.session.history()[-1]["kind"] == "undo"
+            ui.tap(play.ids.suggestions.children[-1])          # the same top suggestion again
+            assert app.state.to_json() == after
+            undone = True
+            ui.tap(ui.button("Scores"))
+            ui.screenshot("scoreboard")
+            ui.tap(ui.button("History"))
+            rows = app.screen("history").ids.entries.children
+            assert any("(undone)" in w.text for row in rows for w in row.children if hasattr(w, "text"))
+            assert any(type(w).__name__ == "Image" for row in rows for w in row.children)   # a roll's photo
+            ui.screenshot("history")
+            ui.tap(ui.button("Play"))
+
+    assert app.state.is_terminal()
+    assert resumed and undone and hand_move
+    assert counts["corrected"] >= 1, f"no misread die was corrected ({dict(counts)})"
+    winners = app.state.winners()
+    summary = app.screen("summary")
+    assert all(w in summary.ids.winner.text for w in winners)
+    assert summary.ids.chart.sources
+    ui.screenshot("summary")
+    print(f"rolls {rolls}, moves {moves}, touch fixes {dict(counts)}")

@@ -31,6 +31,8 @@ UNKNOWN_MARGIN = 3.0
 #: A colour is reported too close to another when, learning from half its dice and reading
 #: the other half (both ways), fewer than this share are read right.
 MIN_READ_RIGHT = 0.95
+#: How a die that matches no colour is named in the report.
+UNKNOWN = "unknown colour"
 
 
 def kmeans(points: np.ndarray, k: int, iterations: int = 50) -> np.ndarray:
@@ -100,8 +102,9 @@ class Separation:
         if not self.too_close:
             return f"{self.colour:<10} {self.samples:4d} dice  {self.read_right:6.1%} read right  {near}  ok"
         other = self.confused_with or self.nearest
+        problem = "often not recognised" if other == UNKNOWN else f"too close to {other}"
         return (f"{self.colour:<10} {self.samples:4d} dice  {self.read_right:6.1%} read right  {near}  "
-                f"WARNING: too close to {other}: add more of these dice or improve the light")
+                f"WARNING: {problem}: add more of these dice or improve the light")
 
 
 def _halves(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +137,7 @@ def separation(palette: Palette, samples: dict[str, np.ndarray], max_shades: int
                 total += 1
                 right += got == name
                 if got != name:
-                    wrong[got or "unknown colour"] += 1
+                    wrong[got or UNKNOWN] += 1
         own = [c for c in palette.colours if c.name == name]
         others = [c for c in palette.colours if c.name != name]
         nearest, best = None, float("inf")

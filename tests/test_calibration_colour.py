@@ -186,3 +186,11 @@ def test_learning_also_samples_the_dice_where_the_reader_finds_them(tmp_path):
         nearest = min((d for d in by_label if d.image == die.image),
                       key=lambda d: np.linalg.norm(np.array(d.bbox[:2]) + np.array(d.bbox[2:]) / 2 - centre))
         assert nearest.colour == die.colour
+
+
+def test_a_colour_read_as_unknown_is_reported_so():
+    from calibration.palette import Separation
+
+    line = Separation("orange", 7, 0.7, "unknown colour", "yellow", 9.5).line()
+    assert "often not recognised" in line and "too close to unknown" not in line
+    assert "too close to yellow" in Separation("orange", 7, 0.7, "yellow", "yellow", 9.5).line()

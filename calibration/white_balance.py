@@ -27,14 +27,15 @@ SAMPLE_STEP = 4
 GAIN_LIMITS = (0.2, 8.0)
 
 
-def background_colour(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """The tray's colour (B, G, R floats): the mean of the pixels near the region's median."""
+def background_colour(image: np.ndarray) -> np.ndarray:
+    """The tray's colour (B, G, R floats): the mean of the pixels near the picture's median.
+
+    The picture is the tray (flattened, when the profile has a tray region) or the whole frame.
+    """
     step = SAMPLE_STEP if min(image.shape[:2]) >= 16 * SAMPLE_STEP else 1
-    image = image[::step, ::step]
-    mask = None if mask is None else mask[::step, ::step]
-    pixels = image.reshape(-1, 3).astype(np.float64) if mask is None else image[mask > 0].astype(np.float64)
+    pixels = image[::step, ::step].reshape(-1, 3).astype(np.float64)
     if len(pixels) == 0:
-        raise UserError("white balance: the tray region has no pixels")
+        raise UserError("white balance: the picture has no pixels")
     median = np.median(pixels, axis=0)
     near = pixels[np.linalg.norm(pixels - median, axis=1) < BACKGROUND_TOLERANCE]
     return near.mean(axis=0) if len(near) >= max(50, len(pixels) // 10) else median
@@ -72,18 +73,18 @@ class WhiteBalance:
     gains_bgr: tuple[float, float, float] = (1.0, 1.0, 1.0)
     reference_bgr: tuple[float, float, float] = (200.0, 200.0, 200.0)
 
-    def correct(self, image: np.ndarray, tray_mask: np.ndarray | None = None) -> np.ndarray:
-        """``image`` white-balanced; ``tray_mask`` limits where the tray is measured."""
+    def correct(self, image: np.ndarray) -> np.ndarray:
+        """``image`` white-balanced."""
         if self.method == "none":
             return image
         if self.method == "tray":
-            return apply_gains(image, gains_to(self.reference_bgr, background_colour(image, tray_mask)))
+            return apply_gains(image, gains_to(self.reference_bgr, background_colour(image)))
         return apply_gains(image, self.gains_bgr)
 
 
-def from_empty_tray(image: np.ndarray, tray_mask: np.ndarray | None = None) -> WhiteBalance:
+def from_empty_tray(image: np.ndarray) -> WhiteBalance:
     """Calibrate from a frame of the empty tray: its colour becomes a neutral reference."""
-    measured = background_colour(image, tray_mask)
+    measured = background_colour(image)
     reference = neutral_reference(measured)
     return WhiteBalance("tray", gains_to(reference, measured), tuple(round(v, 3) for v in reference))
 

@@ -61,11 +61,14 @@ class CompanionApp(App):
 
     def __init__(self, camera: str | None = None, game: str | None = None,
                  players: Sequence[str] | None = None, store: SessionStore | None = None,
-                 preferences: Preferences | None = None, camera_fps: float = CAMERA_FPS, **kwargs: Any):
+                 preferences: Preferences | None = None, camera_fps: float = CAMERA_FPS,
+                 pin_factory: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.preferences = preferences or Preferences()
         self.camera_spec = camera or self.preferences["camera"] or default_spec()
         self.camera_fps = camera_fps
+        self.pin_factory = pin_factory
+        self.gpio = None
         self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
         self.initial_players = tuple(players or ())
@@ -91,6 +94,8 @@ class CompanionApp(App):
         drop_duplicate_touch_source()
         self.attempt(self.load_profile)
         self.attempt(lambda: self.open_camera(self.camera_spec))
+        self.attempt(self.open_gpio)
+        self.bind(reading_busy=self._show_status, revision=self._show_status, reading=self._show_status)
         self.reader = ReaderProcess(self._reading_done)
         self._await_motion = False    # the tray must move before the next automatic reading
         self._read_wanted = False
@@ -104,6 +109,8 @@ class CompanionApp(App):
             self.grabber.stop()
         if self.reader:
             self.reader.stop()
+        if self.gpio:
+            self.gpio.close()
         self.store.close()
 
     def open_camera(self, spec: str) -> None:
@@ -115,6 +122,38 @@ class CompanionApp(App):
         self.camera_spec = spec
         self.simulated = hasattr(source, "throw")
         self.grabber = FrameGrabber(source, interval=1 / self.camera_fps, prepare=self._prepare).start()
+
+    def open_gpio(self) -> None:
+        """The optional buttons and status light (quietly off where there is no GPIO).
+
+        Read button: read now (held: undo); undo button: undo; end-turn button: use the
+        read dice.  gpiozero calls from its own thread, so each press hops to the UI thread.
+        """
+        from hardware.gpio import GpioPanel
+
+        def on_ui_thread(action):
+            return lambda: Clock.schedule_once(lambda _dt: action())
+
+        if self.gpio:
+            self.gpio.close()
+        self.gpio = GpioPanel(self.preferences["pins"], on_read=on_ui_thread(self.read_dice),
+                              on_undo=on_ui_thread(self.undo), on_end_turn=on_ui_thread(self.accept_reading),
+                              pin_factory=self.pin_factory)
+        self._show_status()
+
+    def _show_status(self, *_args) -> None:
+        """The status light: attention for an urgent alert, reading, read (dice waiting), ready."""
+        if not self.gpio:
+            return
+        state = self.state
+        if state is not None and any(a.severity in ("warning", "critical") for a in state.alerts()):
+            self.gpio.show("attention")
+        elif self.reading_busy:
+            self.gpio.show("reading")
+        elif self.reading:
+            self.gpio.show("read_ok")
+        else:
+            self.gpio.show("ready")
 
     def load_profile(self) -> None:
         """Use the calibration profile named in the settings (or the default one) if it exists."""
@@ -214,7 +253,10 @@ class CompanionApp(App):
         return True
 
     def read_dice(self) -> bool:
-        """Read the dice in the newest frame on the reader thread."""
+        """Read the dice in the newest frame in the reader process."""
+        if not self._waiting_for_roll():
+            self.notice = "no dice to read now: choose a move"
+            return False
         _, frame = self.grabber.latest() if self.grabber else (0, None)
         if frame is None:
             self.notice = self.grabber.error if self.grabber and self.grabber.error else "no camera picture yet"

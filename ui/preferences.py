@@ -25,8 +25,8 @@ DEFAULTS: dict[str, Any] = {
     "auto_read": True,
     # Name of a calibration profile in the config directory; "" uses the reader's defaults.
     "calibration": "",
-    # BCM pin numbers of the optional buttons and LED (the Pi's free GPIO header pins).
-    "pins": {"read_button": 17, "undo_button": 27, "alert_led": 22},
+    # GPIO pins (BCM numbers) that differ from hardware.gpio.DEFAULT_PINS; None = not fitted.
+    "pins": {},
     # Game name -> option name -> value, used to pre-fill the start screen.
     "options": {},
 }
@@ -42,11 +42,24 @@ def check_camera(spec: str) -> str:
     return spec
 
 
-def check_pins(pins: dict[str, Any]) -> dict[str, int]:
-    checked: dict[str, int] = {}
+def single_pins() -> dict[str, int | None]:
+    """The one-pin GPIO functions and their default pins (hardware.gpio's table)."""
+    from hardware.gpio import DEFAULT_PINS
+
+    return {name: pin for name, pin in DEFAULT_PINS.items() if name.endswith(("_button", "_led", "buzzer"))
+            and not isinstance(pin, (list, tuple)) and name != "rgb_led"}
+
+
+def check_pins(pins: dict[str, Any]) -> dict[str, int | None]:
+    """Pin numbers for the one-pin functions; "" or None means not fitted."""
+    known = single_pins()
+    checked: dict[str, int | None] = {}
     for name, value in pins.items():
-        if name not in DEFAULTS["pins"]:
-            raise UserError(f"unknown pin {name!r} (pins: {', '.join(DEFAULTS['pins'])})")
+        if name not in known:
+            raise UserError(f"unknown pin {name!r} (pins: {', '.join(known)})")
+        if value is None or str(value).strip() == "":
+            checked[name] = None
+            continue
         try:
             number = int(value)
         except (TypeError, ValueError):
@@ -54,7 +67,8 @@ def check_pins(pins: dict[str, Any]) -> dict[str, int]:
         if number not in BCM_PINS:
             raise UserError(f"pin {name}: GPIO {number} is not a free BCM pin (2-27)")
         checked[name] = number
-    if len(set(checked.values())) != len(checked):
+    numbers = [n for n in {**known, **checked}.values() if n is not None]
+    if len(set(numbers)) != len(numbers):
         raise UserError("two functions cannot share one GPIO pin")
     return checked
 
@@ -72,10 +86,14 @@ class Preferences:
                 raise UserError(f"cannot read settings {self.path}: {exc}") from exc
             for key in DEFAULTS:
                 if key in saved:
-                    self.values[key] = saved[key] if key != "pins" else {**DEFAULTS["pins"], **saved[key]}
+                    self.values[key] = saved[key]
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
+
+    def pins(self) -> dict[str, int | None]:
+        """Every one-pin GPIO function with its pin: the defaults overlaid with the saved ones."""
+        return {**single_pins(), **self.values["pins"]}
 
     def update(self, camera: str | None = None, calibration: str | None = None,
                pins: dict[str, Any] | None = None, auto_read: bool | None = None) -> None:

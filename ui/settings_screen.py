@@ -34,11 +34,12 @@ class SettingsScreen(Screen):
         box = self.ids.pins
         box.clear_widgets()
         self._pin_inputs = {}
-        for name, number in prefs["pins"].items():
+        for name, number in prefs.pins().items():
             row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
             row.add_widget(Label(text=name.replace("_", " "), font_size="18sp"))
-            field = TextInput(text=str(number), multiline=False, input_filter="int", font_size="20sp",
-                              size_hint_x=None, width=dp(80), padding=(dp(8), dp(14)))
+            field = TextInput(text="" if number is None else str(number), multiline=False, input_filter="int",
+                              hint_text="none", font_size="20sp", size_hint_x=None, width=dp(80),
+                              padding=(dp(8), dp(14)))
             self._pin_inputs[name] = field
             row.add_widget(field)
             box.add_widget(row)
@@ -88,6 +89,7 @@ class SettingsScreen(Screen):
                                    pins={n: f.text for n, f in self._pin_inputs.items()},
                                    auto_read=self.ids.auto_read.state == "down")
             app.auto_read = app.preferences["auto_read"]
+            app.open_gpio()
             if game:
                 app.preferences.set_game_options(game.name, options)
             app.load_profile()

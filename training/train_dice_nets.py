@@ -15,7 +15,7 @@ import math
 import pickle
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -36,6 +36,8 @@ from vision import dice_net, pip_faces, public_sets, synth
 # (a standard die's pips span about 0.7 of the face; a lone pip about 0.45 with the labeller's margin).
 PIP_BOX_TO_SIDE = {1: 2.1, 2: 1.45, 3: 1.35, 4: 1.3, 5: 1.35, 6: 1.2}
 SYNTH_FRAMES = 400
+READER_BATCH = 64
+HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on photos where it does
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
 CHECKPOINTS = REPO / "training" / "checkpoints"  # torch weights, to resume training (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
@@ -46,6 +48,23 @@ class Photo:
     image: np.ndarray
     dice: list[tuple[float, float, float, int]]  # centre x, centre y, side, value
     source: str
+    hard_negatives: list[tuple[float, float, float]] = field(default_factory=list)  # finder finds on no die
+
+
+def mine_hard_negatives(photos: list[Photo], threshold: float = 0.2) -> int:
+    """Record where the current finder model sees a die that is not there (side faces, stickers, walls)."""
+    from vision.reader import ReaderParams, _find
+
+    params = ReaderParams(find_threshold=threshold)
+    count = 0
+    for photo in photos:
+        if photo.source == "synth":
+            continue
+        for x, y, side, _ in _find(photo.image, params):
+            if all(math.hypot(x - dx, y - dy) > max(0.5 * ds, 20.0) for dx, dy, ds, _ in photo.dice):
+                photo.hard_negatives.append((x, y, side))
+                count += 1
+    return count
 
 
 def load_photos() -> list[Photo]:
@@ -83,7 +102,7 @@ def synthetic_photos(count: int) -> list[Photo]:
     cache = CHECKPOINTS / f"synth_{count}.pkl"
     if cache.exists():
         with cache.open("rb") as fh:
-            return pickle.load(fh)
+            return [Photo(p.image, p.dice, p.source) for p in pickle.load(fh)]
     photos = []
     for i in range(count):
         rng = np.random.default_rng(i)
@@ -226,6 +245,11 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
     if rng.random() < DRAWN_FACE_SHARE:
         crop, label = drawn_face_sample(rng, photo)
         return colour_jitter(rng, crop), label
+    if photo.hard_negatives and rng.random() < HARD_NEGATIVE_SHARE:
+        x, y, side = photo.hard_negatives[rng.integers(len(photo.hard_negatives))]
+        side *= math.exp(rng.uniform(-0.15, 0.15))
+        crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side, angle)
+        return colour_jitter(rng, crop), dice_net.NOT_A_DIE
     if photo.dice and rng.random() < 0.8:
         x, y, side, value = photo.dice[rng.integers(len(photo.dice))]
         if rng.random() < 0.85:
@@ -282,7 +306,8 @@ def save_checkpoint(net: nn.Module, name: str) -> None:
     torch.save(net.state_dict(), CHECKPOINTS / f"{name}.pt")
 
 
-def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False) -> Finder:
+def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False,
+                 lr_scale: float = 1.0) -> Finder:
     net = resumed(Finder(), "finder", resume)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6}
@@ -291,7 +316,7 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     while time.time() < end:
         frac = (time.time() - start) / (minutes * 60)
         for group in opt.param_groups:
-            group["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
+            group["lr"] = lr_scale * 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         batch = [finder_sample(rng, weighted_choice(rng, photos, weights)) for _ in range(12)]
         x = to_tensor([b[0] for b in batch])
         heat = torch.from_numpy(np.stack([b[1] for b in batch]))
@@ -311,7 +336,8 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     return net
 
 
-def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False) -> Reader:
+def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False,
+                 lr_scale: float = 1.0) -> Reader:
     net = resumed(Reader(), "reader", resume)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
@@ -320,9 +346,9 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     while time.time() < end:
         frac = (time.time() - start) / (minutes * 60)
         for group in opt.param_groups:
-            group["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
+            group["lr"] = lr_scale * 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         samples = []
-        while len(samples) < 96:
+        while len(samples) < READER_BATCH:
             s = reader_sample(rng, weighted_choice(rng, photos, weights))
             if s is not None:
                 samples.append(s)
@@ -356,6 +382,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--resume", action="store_true", help="start from training/checkpoints/*.pt")
+    ap.add_argument("--lr-scale", type=float, default=1.0, help="multiply the learning rates (e.g. 0.3 to fine-tune)")
+    ap.add_argument("--hard-negatives", action="store_true",
+                    help="teach the reader the current finder model's false finds on the training photos")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -364,11 +393,13 @@ def main() -> None:
     photos = load_photos() + synthetic_photos(a.synth_frames)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.only != "reader":
-        finder = train_finder(photos, a.finder_minutes, rng, a.resume)
+        finder = train_finder(photos, a.finder_minutes, rng, a.resume, a.lr_scale)
         save_checkpoint(finder, "finder")
         export(finder, dice_net.FINDER_FILE, torch.zeros(1, 3, 256, 256), dynamic_size=True)
+    if a.hard_negatives:
+        print(f"{mine_hard_negatives(photos)} hard negatives from the finder model")
     if a.only != "finder":
-        reader = train_reader(photos, a.reader_minutes, rng, a.resume)
+        reader = train_reader(photos, a.reader_minutes, rng, a.resume, a.lr_scale)
         save_checkpoint(reader, "reader")
         export(reader, dice_net.READER_FILE, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
                dynamic_size=False)

@@ -46,23 +46,35 @@ def set_die_in_popup(ui: UiDriver, popup, colour: str, value: int) -> None:
     ui.wait(lambda: popup.parent is None, what="the die popup to close")
 
 
+def open_die_editor(ui: UiDriver, app, index: int, counts: Counter) -> None:
+    """Tap die ``index`` in the picture; if another outline lies on top of it, tap its chip."""
+    play = app.screen("play")
+    view = play.ids.view
+    view_index = [i for i, d in enumerate(app.reading) if d.bbox[2] > 0].index(index)
+    x, y, w, h = view.die_rect(view_index)
+    ui.tap_at(*view.to_window(x + w / 2, y + h / 2))
+    if not play.die_popup.title.startswith(f"Die {index + 1}:"):
+        ui.tap(ui.button("Cancel", root=play.die_popup))
+        ui.tap(play.ids.chips.children[::-1][index + 1])
+        counts["chip taps"] += 1
+    assert play.die_popup.parent and play.die_popup.title.startswith(f"Die {index + 1}:"), play.die_popup.title
+
+
 def fix_reading_by_touch(ui: UiDriver, app, truth, counts: Counter) -> None:
     """Make the dice to be used equal the dice on the table, only by touches."""
     play = app.screen("play")
     matched = match(app.reading, truth)
     for index in sorted(set(range(len(app.reading))) - set(matched), reverse=True):
-        ui.tap(play.ids.chips.children[::-1][index + 1])      # a false find: remove it
-        assert play.die_popup.parent and play.die_popup.title.startswith(f"Die {index + 1}:"), play.die_popup.title
+        open_die_editor(ui, app, index, counts)                # a false find: remove it
         ui.tap(ui.button("Not a die: remove", root=play.die_popup))
         matched = {i - (i > index): j for i, j in matched.items()}
         counts["removed"] += 1
     for index, j in matched.items():
         read, real = app.reading[index], truth[j]
         if (read.value, read.colour) != (real.value, real.colour):
-            view = play.ids.view                               # a misread: tap it in the picture
-            view_index = [i for i, d in enumerate(app.reading) if d.bbox[2] > 0].index(index)
-            x, y, w, h = view.die_rect(view_index)
-            ui.tap_at(*view.to_window(x + w / 2, y + h / 2))
+            open_die_editor(ui, app, index, counts)            # a misread: tap it in the picture
+            if not counts["corrected"]:
+                ui.screenshot("play-correct-die")
             set_die_in_popup(ui, play.die_popup, real.colour, real.value)
             counts["corrected"] += 1
     for j in sorted(set(range(len(truth))) - set(matched.values())):

@@ -104,8 +104,8 @@ def test_settings_refuse_a_bad_pin_and_save_good_ones(ui, tmp_path, monkeypatch)
     ui.tap(settings.ids.save_button)
     assert "share" in app.notice and not app.preferences.path.exists()
     settings._pin_inputs["undo_button"].text = "6"
-    ui.screenshot("settings")
     ui.tap(settings.ids.save_button)
+    ui.screenshot("settings")
     saved = json.loads(app.preferences.path.read_text())
     assert saved["pins"]["read_button"] == 5 and saved["pins"]["undo_button"] == 6
     assert app.preferences.path.name == FILE_NAME

@@ -36,7 +36,7 @@ class SettingsScreen(Screen):
         self._pin_inputs = {}
         for name, number in prefs.pins().items():
             row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-            row.add_widget(Label(text=name.replace("_", " "), font_size="18sp"))
+            row.add_widget(Label(text=name.replace("_", " "), font_size="16sp"))
             field = TextInput(text="" if number is None else str(number), multiline=False, input_filter="int",
                               hint_text="none", font_size="20sp", size_hint_x=None, width=dp(80),
                               padding=(dp(8), dp(14)))
@@ -53,8 +53,8 @@ class SettingsScreen(Screen):
         from calibration.profile import default_profile_path
 
         path = Path(self.ids.calibration.text) if self.ids.calibration.text else default_profile_path()
-        self.profile_text = (f"profile {path.name} found" if path.exists()
-                             else f"no profile at {path}: default colours, whole frame")
+        self.profile_text = (f"using {path.name}" if path.exists()
+                             else f"no {path.name} yet: default colours, whole frame")
 
     def show_options(self, title: str) -> None:
         box = self.ids.options
@@ -67,8 +67,8 @@ class SettingsScreen(Screen):
         saved = App.get_running_app().preferences.game_options(game.name)
         for option in game.options:
             row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-            label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]\n{option.description}", markup=True,
-                          font_size="14sp", halign="left", valign="middle", max_lines=2, shorten=True)
+            label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]: {option.description}", markup=True,
+                          font_size="13sp", halign="left", valign="top", max_lines=3)
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             row.add_widget(label)
             editor, read = option_editor(option, saved.get(option.name, option.default))

@@ -44,8 +44,9 @@ def option_editor(option: Option, value) -> tuple:
         widget = Spinner(text=str(value), values=[str(c) for c in option.choices], size_hint_x=None,
                          width=dp(140), font_size="19sp")
         return widget, lambda: widget.text
-    widget = TextInput(text=str(value), multiline=False, size_hint_x=None, width=dp(110), font_size="20sp",
-                       padding=(dp(8), dp(14)))
+    wide = isinstance(option.default, str)
+    widget = TextInput(text=str(value), multiline=False, size_hint_x=None, width=dp(170 if wide else 96),
+                       font_size="18sp" if wide else "20sp", padding=(dp(8), dp(14)))
     return widget, lambda: widget.text
 
 
@@ -153,9 +154,8 @@ class StartScreen(Screen):
             if option is colours:
                 continue
             row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-            label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]\n{option.description}", markup=True,
-                          font_size="14sp", halign="left", valign="middle", max_lines=2, shorten=True,
-                          shorten_from="right")
+            label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]: {option.description}", markup=True,
+                          font_size="13sp", halign="left", valign="top", max_lines=3)
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             row.add_widget(label)
             editor, read = option_editor(option, saved.get(option.name, option.default))

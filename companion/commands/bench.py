@@ -15,6 +15,7 @@ SUBJECTS = {
     "vision": [("companion.bench_vision", "run_all")],
     "camera": [("companion.bench_camera", "settle_to_reading")],
     "sessions": [("companion.session", "bench_sessions")],
+    "calibration": [("calibration.bench", "run_all")],
     "ui": [("ui.bench", "bench_ui")],
 }
 

@@ -161,8 +161,13 @@ def test_a_whole_dairyman_game_by_touch(ui):
             ui.tap(ui.button("History"))
             rows = app.screen("history").ids.entries.children
             assert any("(undone)" in w.text for row in rows for w in row.children if hasattr(w, "text"))
-            assert any(type(w).__name__ == "Image" for row in rows for w in row.children)   # a roll's photo
+            photos = [w for row in rows for w in row.children if type(w).__name__ == "PhotoThumbnail"]
+            assert photos                                                  # each roll's photo
             ui.screenshot("history")
+            ui.tap(photos[0])
+            shown = ui.window.children[0]
+            assert type(shown).__name__ == "Popup" and shown.content.texture.size == (640, 480)
+            ui.tap(shown.content)
             ui.tap(ui.button("Play"))
 
     assert app.state.is_terminal()

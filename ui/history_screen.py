@@ -6,9 +6,11 @@ import io
 from kivy.app import App
 from kivy.core.image import Image as CoreImage
 from kivy.metrics import dp
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.image import Image
 from kivy.uix.label import Label
+from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
 SHOWN_ENTRIES = 40
@@ -21,6 +23,17 @@ def photo_texture(store, reference):
         data = store.photo(reference["sha256"])
         return CoreImage(io.BytesIO(data), ext="jpg").texture
     return CoreImage(reference).texture
+
+
+class PhotoThumbnail(ButtonBehavior, Image):
+    """A roll's photo, small; a tap shows it as large as the screen allows."""
+
+    def on_release(self) -> None:
+        big = Image(texture=self.texture, fit_mode="contain")
+        popup = Popup(title="The photo this roll was read from (tap to close)", title_size="18sp", content=big,
+                      size_hint=(0.98, 0.98), _anim_duration=0)
+        big.bind(on_touch_down=lambda _w, _t: popup.dismiss())
+        popup.open()
 
 
 class HistoryScreen(Screen):
@@ -43,8 +56,8 @@ class HistoryScreen(Screen):
             photo = entry.get("photo")
             if photo:
                 try:
-                    row.add_widget(Image(texture=photo_texture(app.store, photo), size_hint_x=None,
-                                         width=dp(96), fit_mode="contain"))
+                    row.add_widget(PhotoThumbnail(texture=photo_texture(app.store, photo), size_hint_x=None,
+                                                  width=dp(96), fit_mode="contain"))
                     row.height = dp(76)
                 except Exception:  # noqa: BLE001 - a moved or damaged photo: say so, keep the history
                     row.add_widget(Label(text="(photo missing)", size_hint_x=None, width=dp(96)))

@@ -15,7 +15,7 @@ apt_packages=(python3 python3-venv python3-pip python3-dev
               libgl1 libegl1 libgles2 libmtdev1 libgl1-mesa-dri xclip xsel
               xvfb xauth)
 if on_pi; then
-    apt_packages+=(python3-picamera2 python3-lgpio python3-libcamera)
+    apt_packages+=(python3-picamera2 python3-libcamera python3-lgpio python3-gpiozero)
 fi
 
 missing=()

@@ -17,6 +17,7 @@ def register(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON line per image (the score_dice.py format)")
     parser.add_argument("--annotate", metavar="DIR", type=Path, help="write each image with the dice outlined to DIR")
     parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
+    parser.add_argument("--threads", type=int, metavar="N", help="OpenCV threads (default: OpenCV's choice)")
     parser.set_defaults(func=run)
 
 
@@ -63,6 +64,10 @@ def run(args) -> int:
     from vision.reader import load_image, read_images
 
     palette = load_palette(args.profile)
+    if args.threads is not None:
+        if args.threads < 1:
+            raise UserError("--threads must be at least 1")
+        cv2.setNumThreads(args.threads)
     if args.annotate:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,166 @@
+"""The dice reader on real photos (shared/datasets), synthetic trays and bad input."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.errors import UserError
+from vision import public_sets, synth
+from vision.pip_faces import REAL_LAYOUTS, draw_face, is_real_layout, odd_layout
+from vision.reader import read_file, read_frame, read_images
+
+DATASETS = public_sets.datasets_dir()
+needs_datasets = pytest.mark.skipif(not (DATASETS / "byler_d6").is_dir(), reason="shared/datasets not beside the repo")
+
+
+def _score(name: str, entries: list[dict]) -> dict:
+    from companion.bench_vision import _score_module, predictions
+
+    return _score_module().score(entries, predictions(name, entries), {})
+
+
+@needs_datasets
+@pytest.mark.parametrize(("name", "die_acc", "image_acc"), [
+    ("byler_d6", 0.93, 0.6),
+    ("matteop65_wood", 0.95, 0.85),
+    ("aibox_pi_single", 0.75, None),
+])
+def test_held_out_real_photos_are_read(name, die_acc, image_acc):
+    _, held = public_sets.split(public_sets.load_manifest(name))
+    result = _score(name, held)
+    assert result["die_acc"] >= die_acc, result
+    if image_acc is not None:
+        assert result["image_acc"] >= image_acc, result
+
+
+@needs_datasets
+def test_default_palette_names_byler_colours():
+    _, held = public_sets.split(public_sets.load_manifest("byler_d6"))
+    assert _score("byler_d6", held)["colour_acc"] >= 0.9
+
+
+@needs_datasets
+def test_empty_tray_photos_read_as_no_dice():
+    manifest = public_sets.load_manifest("aibox_pi_single")
+    empty = [e for e in manifest if not e["dice"]]
+    assert empty
+    for entry in empty:
+        assert read_file(DATASETS / "aibox_pi_single" / entry["image"]).dice == ()
+
+
+def test_synthetic_trays_are_read_right():
+    wrong = []
+    for seed in range(40):
+        kwargs = {"touching": 0.4, "glare": 0.4, "coloured_pips": 0.4} if seed % 2 else {}
+        image, truth = synth.random_scene(10_000 + seed, **kwargs)
+        reading = read_frame(image)
+        got = sorted(d.value or 0 for d in reading.dice)
+        if got != sorted(t.value for t in truth):
+            wrong.append((seed, got, sorted(t.value for t in truth)))
+    assert len(wrong) <= 1, wrong
+
+
+def test_reading_reports_centre_box_and_colour_of_each_die():
+    image, truth = synth.render_scene([(5, "red"), (2, "white"), (6, "blue")], seed=3, die_size=(60, 70))
+    reading = read_frame(image)
+    assert len(reading.dice) == 3
+    for t in truth:
+        near = min(reading.dice, key=lambda d: np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]))
+        assert np.hypot(near.center[0] - t.center[0], near.center[1] - t.center[1]) < 0.25 * t.side
+        assert near.value == t.value
+        assert near.colour == t.colour
+        assert 0.5 < near.bbox[2] / t.side < 1.6
+        assert 0 < near.confidence <= 1
+
+
+def test_grey_and_16_bit_frames_are_read_like_the_colour_frame():
+    image, truth = synth.render_scene([3, 6, 1], seed=5, die_size=(50, 60), background="green_felt")
+    want = sorted(t.value for t in truth)
+    assert sorted(d.value for d in read_frame(image).dice) == want
+    sixteen = image.astype(np.uint16) * 257
+    assert sorted(d.value for d in read_frame(sixteen).dice) == want
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert len(read_frame(grey).dice) == 3
+
+
+def test_frames_without_dice_read_as_empty():
+    blank = np.full((480, 640, 3), 180, np.uint8)
+    assert read_frame(blank).dice == ()
+    noise = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    assert all(d.value is None for d in read_frame(noise).dice)
+    assert read_frame(np.zeros((5, 5, 3), np.uint8)).dice == ()
+
+
+def test_a_hand_over_the_tray_hides_dice_but_invents_none():
+    image, truth = synth.render_scene([2, 4, 6, 3], seed=8, die_size=(50, 55))
+    hand = image.copy()
+    cv2.ellipse(hand, (320, 240), (400, 170), 20, 0, 360, (120, 150, 200), -1)  # skin tone over the middle
+    cv2.GaussianBlur(hand, (0, 0), 3, dst=hand)
+    for die in read_frame(hand).dice:
+        if die.value is not None:  # a value is only given for a die that is there, and is its value
+            assert any(np.hypot(die.center[0] - t.center[0], die.center[1] - t.center[1]) < 0.5 * t.side
+                       and die.value == t.value for t in truth), die
+
+
+def test_unreadable_files_give_one_line_errors(tmp_path):
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    corrupt = tmp_path / "corrupt.jpg"
+    corrupt.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg" * 20)
+    for path in (empty, corrupt, tmp_path / "missing.png"):
+        with pytest.raises(UserError) as err:
+            read_file(path)
+        assert "\n" not in str(err.value) and str(path) in str(err.value)
+    readings = list(read_images([empty, corrupt]))
+    assert [r.dice for r in readings] == [(), ()] and all(r.error for r in readings)
+    with pytest.raises(UserError):
+        read_frame(np.zeros((4, 4, 7), np.uint8))
+
+
+def test_read_command_prints_score_dice_json_and_annotates(tmp_path, capsys):
+    image, _truth = synth.render_scene([(4, "green"), (1, "yellow")], seed=21, die_size=(55, 65))
+    path = tmp_path / "tray.png"
+    cv2.imwrite(str(path), image)
+    assert main(["read", str(path), "--json", "--annotate", str(tmp_path / "out")]) == 0
+    line = json.loads(capsys.readouterr().out.strip())
+    assert line["image"] == str(path) and isinstance(line["ms"], float)
+    assert sorted(d["value"] for d in line["dice"]) == [1, 4]
+    assert set(line["dice"][0]) == {"value", "colour", "center", "bbox", "confidence"}
+    annotated = cv2.imread(str(tmp_path / "out" / "tray.png"))
+    assert annotated.shape == image.shape and not np.array_equal(annotated, image)
+
+
+def test_read_command_fails_in_one_line_on_a_bad_file(tmp_path, capsys):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"garbage")
+    assert main(["read", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("companion:") and "\n" not in err
+
+
+def test_real_layouts_are_the_six_faces_only():
+    assert is_real_layout({(1, 1)}) and is_real_layout({(0, 2), (1, 1), (2, 0)})
+    assert not is_real_layout({(0, 0), (0, 2), (2, 0)})  # an L of three: no face has it
+    assert not is_real_layout({(r, c) for r in range(3) for c in range(3)})  # nine pips
+    rng = np.random.default_rng(4)
+    assert not any(is_real_layout(odd_layout(rng)) for _ in range(200))
+
+
+def test_a_face_with_an_impossible_layout_gets_no_value_while_real_faces_do():
+    rng = np.random.default_rng(7)
+    tray = np.full((360, 480, 3), (150, 160, 165), np.uint8)
+
+    def read_face(cells):
+        frame = tray.copy()
+        frame[130:230, 190:290] = cv2.resize(draw_face(rng, cells, size=80), (100, 100))
+        return [d.value for d in read_frame(frame).dice]
+
+    odd = [{(0, 0), (0, 2), (2, 0)}, {(r, c) for r in range(3) for c in range(3)}, {(0, 0), (0, 1), (1, 0), (2, 2)}]
+    for cells in odd:
+        assert all(value is None for value in read_face(cells)), cells
+    for value, layouts in REAL_LAYOUTS.items():
+        assert read_face(layouts[0]) == [value]

@@ -25,7 +25,9 @@ TEST_CAMERA_FPS = 8.0
 """The live view's frame rate in tests: enough to see the dice, cheap with software GL."""
 SCROLLVIEW_TAP_DELAY = 0.25
 """Seconds Kivy's ScrollView takes to pass a tap to the widget under it (0.2 s, and a frame)."""
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="ui-screenshots-"))
+"""Where the tests save screenshots: docs/screenshots is refreshed with
+``COMPANION_SCREENSHOTS=docs/screenshots pytest tests/test_ui_game.py tests/test_ui_screens.py``."""
 
 
 @pytest.fixture(scope="session")
@@ -166,13 +168,14 @@ class UiDriver:
         self.wait(lambda: spinner._dropdown.parent is None, what="the list to close")
 
     def screenshot(self, name: str) -> Path:
-        """Save the window as it is now to docs/screenshots/<name>.png (the app draws it)."""
+        """Save the window as it is now to SCREENSHOTS/<name>.png (the app draws it)."""
         self.pump(3)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.window.dispatch("on_draw")
         written = Path(self.window.screenshot(str(SCREENSHOTS / f"{name}.png")))
         target = SCREENSHOTS / f"{name}.png"
         shutil.move(written, target)
+        assert target.read_bytes()[16:24] == (800).to_bytes(4, "big") + (480).to_bytes(4, "big")  # PNG size
         return target
 
 

@@ -97,6 +97,7 @@ class CompanionApp(App):
         self.attempt(self.open_gpio)
         self.bind(reading_busy=self._show_status, revision=self._show_status, reading=self._show_status)
         self.reader = ReaderProcess(self._reading_done)
+        self.reader.warm_up()
         self._await_motion = False    # the tray must move before the next automatic reading
         self._read_wanted = False
         self._watched_count = -1

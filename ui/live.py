@@ -78,6 +78,8 @@ class FrameGrabber:
             close()
 
 
+WARM_UP_FRAME = np.full((96, 128, 3), 128, np.uint8)
+"""A plain grey picture read once at start: it makes the reader load its networks."""
 READER_NICENESS = 10
 """How much lower than the app the reader process runs: the live view and touches come first."""
 
@@ -121,6 +123,10 @@ class ReaderProcess:
         self.busy = True
         return True
 
+    def warm_up(self) -> None:
+        """Start the process and load the reader's networks now, so the first roll reads fast."""
+        self._send(("warm", WARM_UP_FRAME, None, None), WARM_UP_FRAME)
+
     def read(self, frame: np.ndarray, palette: Any = None) -> bool:
         """Read this frame now; False while another job is under way."""
         return self._send(("read", frame, palette, None), frame)
@@ -140,6 +146,8 @@ class ReaderProcess:
             kind, result = "read", Reading(error="the reader stopped; it restarts at the next reading")
             self._process = None
         self.busy = False
+        if kind == "warm":
+            return
         if kind == "watch":
             self.motion = result.state
             if result.reading is not None:
@@ -185,8 +193,8 @@ def serve_readings(conn, niceness: int) -> None:
         if job is None:
             return
         kind, frame, palette_now[0], extra = job
-        if kind == "read":
-            conn.send(("read", read(frame)))
+        if kind in ("read", "warm"):
+            conn.send((kind, read(frame)))
             continue
         timestamp, restart = extra
         if restart:

@@ -101,6 +101,7 @@ class CompanionApp(App):
         self._await_motion = False    # the tray must move before the next automatic reading
         self._read_wanted = False
         self._watched_count = -1
+        self._shown_count = -1
         Clock.schedule_interval(self._each_frame, 0)
 
     def on_stop(self) -> None:
@@ -345,11 +346,10 @@ class CompanionApp(App):
                 self.reader.watch(frame, self.grabber.frame_time, self.palette)
         if self.root.current != "play":
             return
-        count, frame = self.grabber.latest()
-        view = self.screen("play").ids.view
-        if frame is not None and count != getattr(self, "_shown_count", None):
+        count, picture = self.grabber.latest_display()
+        if picture is not None and count != self._shown_count:
             self._shown_count = count
-            view.show_frame(frame)
+            self.screen("play").ids.view.show_frame(picture)
 
     # -- keyboard ---------------------------------------------------------------------
     def _on_key_down(self, _window, key: int, _scancode, _text, modifiers: list[str]) -> bool:

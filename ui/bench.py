@@ -14,6 +14,8 @@ from pathlib import Path
 
 THROW_EVERY = 1.0
 """Seconds between two simulated throws during the benchmark."""
+WARM_UP_SECONDS = 30.0
+"""Longest wait for the reader process to start before measuring."""
 
 
 def bench_ui(seconds: float = 5.0, game: str = "dairyman") -> dict:
@@ -40,6 +42,9 @@ def bench_ui(seconds: float = 5.0, game: str = "dairyman") -> dict:
             chosen = get_game(game)
             app.start_game(chosen.name, chosen.default_players(), {})
             view = app.screen("play").ids.view
+            warm_until = time.perf_counter() + WARM_UP_SECONDS
+            while app.reader.busy and time.perf_counter() < warm_until:   # the reader loads its networks
+                EventLoop.idle()
             readings_before, shown_before, frames = app.readings_done, view.frames_shown, 0
             grabbed_before = app.grabber.count
             reading_ms: list[float] = []
@@ -65,6 +70,7 @@ def bench_ui(seconds: float = 5.0, game: str = "dairyman") -> dict:
                 "readings": app.readings_done - readings_before,
                 "reading_ms_mean": round(sum(reading_ms) / len(reading_ms), 1) if reading_ms else None,
                 "gl_renderer": _gl_renderer(),
+                "load_average_1min": round(os.getloadavg()[0], 2),
                 "frame_size": list(view.frame_size),
             }
         finally:

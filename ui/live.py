@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.types import Reading
@@ -28,6 +29,7 @@ class FrameGrabber:
         self.prepare = prepare
         self.interval = interval
         self.frame: np.ndarray | None = None
+        self.display: np.ndarray | None = None      # the same frame in RGB, ready for a texture
         self.frame_time = 0.0
         self.count = 0
         self.error: str | None = None
@@ -57,12 +59,16 @@ class FrameGrabber:
                 self.error = f"camera: {exc}"
                 frame = None
             if frame is not None:
+                self.display = cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)   # here, not on the UI thread
                 self.frame, self.frame_time, self.error = frame, time.monotonic(), None
                 self.count += 1
             self._stop.wait(max(0.0, self.interval - (time.perf_counter() - started)))
 
     def latest(self) -> tuple[int, np.ndarray | None]:
         return self.count, self.frame
+
+    def latest_display(self) -> tuple[int, np.ndarray | None]:
+        return self.count, self.display
 
     def call_soon(self, fn: Callable[[Any], Any]) -> None:
         """Run ``fn(source)`` on the camera thread before its next read (e.g. throwing the

@@ -59,16 +59,22 @@ class DiceView(Widget):
         self.bind(pos=self._redraw, size=self._redraw, dice=self._redraw)
 
     def show_frame(self, frame: np.ndarray) -> None:
-        """Upload a BGR frame to the picture (called on the UI thread)."""
+        """Upload an RGB frame to the picture (called on the UI thread).
+
+        Two textures take turns: writing into the one the last frame did not draw lets
+        software GL skip waiting for that drawing to finish.
+        """
         height, width = frame.shape[:2]
         if self.texture is None or tuple(self.texture.size) != (width, height):
-            self.texture = Texture.create(size=(width, height), colorfmt="rgb")
-            self.texture.flip_vertical()
+            self._textures = [Texture.create(size=(width, height), colorfmt="rgb") for _ in range(2)]
+            for texture in self._textures:
+                texture.flip_vertical()
+            self.texture = self._textures[0]
             self.frame_size = [width, height]
-            self._picture.texture = self.texture
             self._redraw()
-        self.texture.blit_buffer(np.ascontiguousarray(frame).tobytes(), colorfmt="bgr", bufferfmt="ubyte")
-        self.canvas.ask_update()
+        self.texture = self._textures[1] if self.texture is self._textures[0] else self._textures[0]
+        self.texture.blit_buffer(np.ascontiguousarray(frame).tobytes(), colorfmt="rgb", bufferfmt="ubyte")
+        self._picture.texture = self.texture
         self.frames_shown += 1
 
     def _fit(self) -> tuple[float, float, float]:

@@ -19,12 +19,14 @@ A *count vector* is a 6-tuple: ``counts[v - 1]`` dice show ``v``.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
 from itertools import combinations_with_replacement, product
 from math import factorial
+from pathlib import Path
 
 from companion.engine import Die, Move, Suggestion
 
@@ -76,27 +78,32 @@ def _multiplicity(counts: tuple[int, ...]) -> int:
     return result
 
 
-@cache
-def capped_roll_distribution(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """Rolling ``n`` dice: each capped count vector with its number of ordered outcomes."""
-    dist: dict[tuple[int, ...], int] = {(0,) * 6: 1}
-    for _ in range(n):
-        nxt: dict[tuple[int, ...], int] = {}
-        for vec, weight in dist.items():
-            for face in range(6):
-                grown = list(vec)
-                grown[face] = min(grown[face] + 1, CAPS[face])
-                key = tuple(grown)
-                nxt[key] = nxt.get(key, 0) + weight
-        dist = nxt
-    return tuple(dist.items())
+# The capped count vectors, and for each the vectors one more die of each face leads to.
+_CAPPED_STATES = tuple(product(*(range(cap + 1) for cap in CAPS)))
+_CAPPED_NEXT = {
+    state: tuple(state[:face] + (min(state[face] + 1, CAPS[face]),) + state[face + 1:] for face in range(6))
+    for state in _CAPPED_STATES
+}
 
 
 @cache
+def _set_outcome_table(n: int) -> dict[tuple[int, ...], int]:
+    """For each capped count vector, how many of the 6**n rolls of ``n`` more dice give a set.
+
+    Built backwards one die at a time: a vector that already holds a set keeps it
+    whatever is rolled; otherwise each face of the next die leads to another vector.
+    """
+    if n == 0:
+        return {state: int(has_set(state)) for state in _CAPPED_STATES}
+    fewer = _set_outcome_table(n - 1)
+    every = 6 ** n
+    return {state: every if has_set(state) else sum(fewer[nxt] for nxt in _CAPPED_NEXT[state])
+            for state in _CAPPED_STATES}
+
+
 def set_outcomes(kept: tuple[int, ...], n: int) -> int:
     """Of the 6**n ways to roll ``n`` dice beside the ``kept`` faces, how many hold a set."""
-    kept = capped(kept)
-    return sum(weight for vec, weight in capped_roll_distribution(n) if has_set(_add(kept, vec)))
+    return _set_outcome_table(n)[capped(kept)]
 
 
 def p_set(kept: tuple[int, ...], n: int) -> Fraction:
@@ -104,18 +111,6 @@ def p_set(kept: tuple[int, ...], n: int) -> Fraction:
     if n == 0:
         return Fraction(0)
     return Fraction(set_outcomes(capped(kept), n), 6 ** n)
-
-
-def sub_counts(counts: tuple[int, ...], most: int):
-    """Every count vector below ``counts`` with at most ``most`` dice (empty one included)."""
-    def walk(face: int, left: int):
-        if face == 6:
-            yield ()
-            return
-        for take in range(min(counts[face], left) + 1):
-            for rest in walk(face + 1, left - take):
-                yield (take,) + rest
-    return walk(0, most)
 
 
 def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[int, ...]]:
@@ -133,36 +128,37 @@ def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[i
 @cache
 def _best_freeze(useful: tuple[int, ...], n: int, most: int) -> tuple[Fraction, tuple[int, ...]]:
     best_hits, best_size, best_frozen = set_outcomes((0,) * 6, n), 0, (0,) * 6
-    for frozen in sub_counts(useful, most):
+    # every count vector below ``useful``, lowest face first (product's order)
+    for frozen in product(*(range(c + 1) for c in useful)):
         size = sum(frozen)
-        if not size:
+        if not size or size > most:
             continue
-        hits = set_outcomes(frozen, n - size) * 6 ** size  # over 6**n, like best_hits
+        hits = _set_outcome_table(n - size)[frozen] * 6 ** size  # over 6**n, like best_hits
         if hits > best_hits or (hits == best_hits and size < best_size):
             best_hits, best_size, best_frozen = hits, size, frozen
     return Fraction(best_hits, 6 ** n), best_frozen
 
 
 # -- how many sets a roll can lock, and with how few dice ------------------------------
-@cache
-def _packings(counts: tuple[int, ...]) -> frozenset[tuple[int, int]]:
-    """Every (sets, dice used) a roll can lock, the empty lock (0, 0) included."""
-    found = {(0, 0)}
-    for pattern in SET_PATTERNS:
-        if all(c >= p for c, p in zip(counts, pattern)):
-            rest = tuple(c - p for c, p in zip(counts, pattern))
-            size = sum(pattern)
-            found.update((k + 1, used + size) for k, used in _packings(rest))
-    return frozenset(found)
+_PATTERN_SIZES = tuple((pattern, sum(pattern)) for pattern in SET_PATTERNS)
 
 
 @cache
 def lock_options(counts: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """For a roll, each number of sets k >= 1 it can lock with the fewest dice used: (k, dice)."""
+    """For a roll, each number of sets k >= 1 it can lock with the fewest dice used: (k, dice).
+
+    Any lock of k sets is one set plus a lock of k - 1 sets from the dice left, so the
+    fewest dice for k sets is the best over the first set of its size plus the fewest
+    dice for k - 1 sets from the rest.
+    """
     best: dict[int, int] = {}
-    for k, used in _packings(counts):
-        if k and (k not in best or used < best[k]):
-            best[k] = used
+    for pattern, size in _PATTERN_SIZES:
+        if all(c >= p for c, p in zip(counts, pattern)):
+            if size < best.get(1, 99):
+                best[1] = size
+            for k, used in lock_options(tuple(c - p for c, p in zip(counts, pattern))):
+                if used + size < best.get(k + 1, 99):
+                    best[k + 1] = used + size
     return tuple(sorted(best.items()))
 
 
@@ -173,13 +169,46 @@ def _roll_multisets(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
                  for counts in (counts_of(faces) for faces in combinations_with_replacement(range(1, 7), n)))
 
 
-@cache
 def lock_option_distribution(n: int, frozen: tuple[int, ...] = (0,) * 6) -> tuple[tuple[tuple, int], ...]:
-    """Rolling ``n`` dice beside ``frozen``: each :func:`lock_options` outcome with its number of rolls."""
+    """Rolling ``n`` dice beside ``frozen``: each :func:`lock_options` outcome with its number of rolls.
+
+    Without frozen dice the answer comes from the shipped table (the same figures,
+    see :func:`write_plain_rerolls`); with frozen dice it is worked out here.
+    """
+    if not any(frozen):
+        table = _plain_rerolls()
+        if n < len(table):
+            return table[n]
+    return direct_lock_option_distribution(n, frozen)
+
+
+@cache
+def direct_lock_option_distribution(n: int, frozen: tuple[int, ...] = (0,) * 6) -> tuple[tuple[tuple, int], ...]:
+    """:func:`lock_option_distribution` from every multiset ``n`` dice can show."""
     grouped: Counter = Counter()
     for counts, weight in _roll_multisets(n):
         grouped[lock_options(_add(frozen, counts))] += weight
     return tuple(grouped.items())
+
+
+PLAIN_REROLLS = Path(__file__).with_name("dairyman_rerolls.json")
+PLAIN_REROLL_DICE = 12  # the most dice a Dairyman roll has: 7 white, 1 yellow, 4 red
+
+
+@cache
+def _plain_rerolls() -> tuple[tuple[tuple[tuple, int], ...], ...]:
+    """The shipped no-freeze table, index n: :func:`direct_lock_option_distribution` (n)."""
+    data = json.loads(PLAIN_REROLLS.read_text(encoding="utf-8"))
+    return tuple(tuple((tuple(tuple(option) for option in options), weight) for options, weight in rows)
+                 for rows in data["rerolls"])
+
+
+def write_plain_rerolls(path: Path = PLAIN_REROLLS) -> None:
+    """Rebuild the shipped table (run after changing the sets of ten or the dice count)."""
+    rows = [direct_lock_option_distribution(n) for n in range(PLAIN_REROLL_DICE + 1)]
+    note = ("rerolls[n]: rolling n dice without freezing, each (sets, fewest dice) choice list "
+            "with its number of ordered rolls; written by dairyman_advice.write_plain_rerolls")
+    path.write_text(json.dumps({"note": note, "rerolls": rows}) + "\n", encoding="utf-8")
 
 
 class TurnValues:
@@ -266,16 +295,44 @@ def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
     return tuple(counts)
 
 
+# A roll's code counts packed into one integer: a FIELD_BITS-wide field per code holding
+# the count plus a guard bit.  Taking a set's dice is one subtraction; a field that
+# goes below zero clears its guard bit (no die has 16 copies, so no borrow spreads).
+FIELD_BITS = 5
+_GUARD = 1 << (FIELD_BITS - 1)
+_ALL_GUARDS = sum(_GUARD << (FIELD_BITS * c) for c in range(len(_DICE)))
+
+
+def _pack_faces(faces: Sequence[int]) -> int:
+    """A count vector of faces packed into FIELD_BITS-wide fields (no guards)."""
+    return sum(n << (FIELD_BITS * face) for face, n in enumerate(faces))
+
+
+@cache
+def _unpack_faces(packed: int) -> tuple[tuple[int, ...], int]:
+    """The count vector packed by :func:`_pack_faces`, and its number of dice."""
+    mask = (1 << FIELD_BITS) - 1
+    faces = tuple(packed >> (FIELD_BITS * face) & mask for face in range(6))
+    return faces, sum(faces)
+
+
+def _packed(counts: Sequence[int]) -> int:
+    """``counts`` per code packed into guarded fields."""
+    return _ALL_GUARDS + sum(n << (FIELD_BITS * c) for c, n in enumerate(counts))
+
+
 class _CodedSet:
     """What the lock tables need to know of one coded set, worked out once."""
 
-    __slots__ = ("codes", "faces", "needs", "texts", "yellow")
+    __slots__ = ("codes", "faces", "packed", "packed_faces", "shown", "texts", "yellow")
 
     def __init__(self, codes: tuple[int, ...]):
         self.codes = codes
-        self.needs = tuple(Counter(codes).items())
+        self.packed = sum(1 << (FIELD_BITS * c) for c in codes)
         self.texts = tuple(die_text(_DICE[c]) for c in codes)
+        self.shown = "+".join(self.texts)
         self.faces = counts_of(_DICE[c].value for c in codes)
+        self.packed_faces = _pack_faces(self.faces)
         self.yellow = any(_DICE[c].colour == "yellow" for c in codes)
 
 
@@ -309,27 +366,25 @@ def _fitting_sets(counts: tuple[int, ...]) -> list[_CodedSet]:
 
 
 @lru_cache(maxsize=65536)
-def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[_CodedSet, ...], ...]:
+def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[_CodedSet, ...], int], ...]:
+    """Every lock of the roll ``counts`` with the packed faces its sets use.
+
+    Sets come in :func:`_fitting_sets` order, a later set never before an earlier one.
+    """
     fitting = _fitting_sets(counts)
-    needs = [candidate.needs for candidate in fitting]
-    available = list(counts)
-    locks: list[tuple[_CodedSet, ...]] = []
-    chosen: list[_CodedSet] = []
+    needs = [candidate.packed for candidate in fitting]
+    locks: list[tuple[tuple[_CodedSet, ...], int]] = []
 
-    def walk(start: int) -> None:
+    def walk(start: int, available: int, chosen: tuple[_CodedSet, ...], faces: int) -> None:
         for index in range(start, len(fitting)):
-            need = needs[index]
-            if all(available[c] >= k for c, k in need):
-                for c, k in need:
-                    available[c] -= k
-                chosen.append(fitting[index])
-                locks.append(tuple(chosen))
-                walk(index)
-                chosen.pop()
-                for c, k in need:
-                    available[c] += k
+            left = available - needs[index]
+            if left & _ALL_GUARDS == _ALL_GUARDS:
+                lock = chosen + (fitting[index],)
+                used = faces + fitting[index].packed_faces
+                locks.append((lock, used))
+                walk(index, left, lock, used)
 
-    walk(0)
+    walk(0, _packed(counts), (), 0)
     return tuple(locks)
 
 
@@ -338,7 +393,7 @@ def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], .
 
     Locks that differ only by which of two identical dice is used appear once.
     """
-    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock in _coded_locks(_code_counts(roll)))
+    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock, _ in _coded_locks(_code_counts(roll)))
 
 
 # -- advice -----------------------------------------------------------------------------
@@ -422,27 +477,19 @@ def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...
 
 @lru_cache(maxsize=4096)
 def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[_CodedSet, ...]]:
-    return {entry[0]: lock for entry, lock in zip(_lock_table(counts), _coded_locks(counts))}
-
+    return {entry[0]: lock for entry, (lock, _) in zip(_lock_table(counts), _coded_locks(counts))}
 
 
 
 @lru_cache(maxsize=65536)
 def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
     width = len(_CODE_COLOURS)
-    faces = [counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)]
-    size = sum(counts)
+    faces = _pack_faces([counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)])
     table = []
-    for lock in _coded_locks(counts):
-        left = list(faces)
-        used = 0
-        for s in lock:
-            used += len(s.codes)
-            for face, n in enumerate(s.faces):
-                left[face] -= n
-        texts = tuple(s.texts for s in lock)
-        table.append((Move("lock", (("sets", texts),)), ", ".join("+".join(t) for t in texts), tuple(left),
-                      size - used, len(lock), any(s.yellow for s in lock)))
+    for lock, used in _coded_locks(counts):
+        left, dice_left = _unpack_faces(faces - used)
+        table.append((Move("lock", (("sets", tuple(s.texts for s in lock)),)), ", ".join(s.shown for s in lock),
+                      left, dice_left, len(lock), any(s.yellow for s in lock)))
     return tuple(table)
 
 

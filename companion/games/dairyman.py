@@ -560,9 +560,7 @@ class DairymanState(GameState):
             return (f"fail to produce: take a backorder token (-{RULES['tokens']['backorder_penalty']} points"
                     + (", triggers spoilage)" if self.backorder_supply == 1 else ")"))
         if kind == "reroll":
-            frozen = move.get("freeze") or ()
-            rolled = len(self.roll) - len(frozen)
-            return f"re-roll {rolled} dice" + (f", freezing {' '.join(map(str, frozen))}" if frozen else "")
+            return dice_math.reroll_text(len(self.roll), move.get("freeze") or ())
         if kind == "claim":
             tiles = [self.tiles[t] for t in move.get("tiles") or () if 0 <= t < len(self.tiles)]
             return f"stop and claim {', '.join(t.label() for t in tiles)} ({self.barn_total} in the barns)"

@@ -126,16 +126,19 @@ def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[i
 
 
 @cache
+def _below(useful: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every non-empty count vector below ``useful`` with its size, in lexicographic order."""
+    return tuple((sub, sum(sub)) for sub in product(*(range(c + 1) for c in useful)) if any(sub))
+
+
+@cache
 def _best_freeze(useful: tuple[int, ...], n: int, most: int) -> tuple[Fraction, tuple[int, ...]]:
     best_hits, best_size, best_frozen = set_outcomes((0,) * 6, n), 0, (0,) * 6
-    # every count vector below ``useful``, lowest face first (product's order)
-    for frozen in product(*(range(c + 1) for c in useful)):
-        size = sum(frozen)
-        if not size or size > most:
-            continue
-        hits = _set_outcome_table(n - size)[frozen] * 6 ** size  # over 6**n, like best_hits
-        if hits > best_hits or (hits == best_hits and size < best_size):
-            best_hits, best_size, best_frozen = hits, size, frozen
+    for frozen, size in _below(useful):
+        if size <= most:
+            hits = _set_outcome_table(n - size)[frozen] * 6 ** size  # over 6**n, like best_hits
+            if hits > best_hits or (hits == best_hits and size < best_size):
+                best_hits, best_size, best_frozen = hits, size, frozen
     return Fraction(best_hits, 6 ** n), best_frozen
 
 
@@ -301,6 +304,7 @@ def _code_counts(roll: Sequence[Die]) -> tuple[int, ...]:
 FIELD_BITS = 5
 _GUARD = 1 << (FIELD_BITS - 1)
 _ALL_GUARDS = sum(_GUARD << (FIELD_BITS * c) for c in range(len(_DICE)))
+_YELLOW_FIELDS = sum(((1 << FIELD_BITS) - 1) << (FIELD_BITS * c) for c, die in enumerate(_DICE) if die.colour == "yellow")
 
 
 def _pack_faces(faces: Sequence[int]) -> int:
@@ -324,7 +328,7 @@ def _packed(counts: Sequence[int]) -> int:
 class _CodedSet:
     """What the lock tables need to know of one coded set, worked out once."""
 
-    __slots__ = ("codes", "faces", "packed", "packed_faces", "shown", "texts", "yellow")
+    __slots__ = ("codes", "faces", "packed", "packed_faces", "shown", "texts")
 
     def __init__(self, codes: tuple[int, ...]):
         self.codes = codes
@@ -333,7 +337,6 @@ class _CodedSet:
         self.shown = "+".join(self.texts)
         self.faces = counts_of(_DICE[c].value for c in codes)
         self.packed_faces = _pack_faces(self.faces)
-        self.yellow = any(_DICE[c].colour == "yellow" for c in codes)
 
 
 _CODED_SETS = {
@@ -366,25 +369,29 @@ def _fitting_sets(counts: tuple[int, ...]) -> list[_CodedSet]:
 
 
 @lru_cache(maxsize=65536)
-def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[_CodedSet, ...], int], ...]:
-    """Every lock of the roll ``counts`` with the packed faces its sets use.
+def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple, ...]:
+    """Every lock of the roll ``counts``: (sets, packed faces they use, their dice as text,
+    the same joined for display, whether the yellow die is in one of them).
 
     Sets come in :func:`_fitting_sets` order, a later set never before an earlier one.
     """
     fitting = _fitting_sets(counts)
-    needs = [candidate.packed for candidate in fitting]
-    locks: list[tuple[tuple[_CodedSet, ...], int]] = []
+    locks: list[tuple] = []
 
-    def walk(start: int, available: int, chosen: tuple[_CodedSet, ...], faces: int) -> None:
+    def walk(start: int, available: int, chosen: tuple, faces: int, texts: tuple, shown: str) -> None:
         for index in range(start, len(fitting)):
-            left = available - needs[index]
+            candidate = fitting[index]
+            left = available - candidate.packed
             if left & _ALL_GUARDS == _ALL_GUARDS:
-                lock = chosen + (fitting[index],)
-                used = faces + fitting[index].packed_faces
-                locks.append((lock, used))
-                walk(index, left, lock, used)
+                lock = chosen + (candidate,)
+                used = faces + candidate.packed_faces
+                lock_texts = texts + (candidate.texts,)
+                lock_shown = f"{shown}, {candidate.shown}" if shown else candidate.shown
+                locks.append((lock, used, lock_texts, lock_shown, (everything - left) & _YELLOW_FIELDS != 0))
+                walk(index, left, lock, used, lock_texts, lock_shown)
 
-    walk(0, _packed(counts), (), 0)
+    everything = _packed(counts)
+    walk(0, everything, (), 0, (), "")
     return tuple(locks)
 
 
@@ -393,7 +400,7 @@ def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], .
 
     Locks that differ only by which of two identical dice is used appear once.
     """
-    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock, _ in _coded_locks(_code_counts(roll)))
+    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock, *_ in _coded_locks(_code_counts(roll)))
 
 
 # -- advice -----------------------------------------------------------------------------
@@ -463,22 +470,21 @@ def lock_table(roll: Sequence[Die]) -> tuple[tuple, ...]:
 
 def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...]] | None:
     """(sets locked, dice left) if ``move`` is a lock of ``roll`` exactly as listed, else None."""
-    counts = _code_counts(roll)
-    lock = _lock_index(counts).get(move)
-    if lock is None:
-        return None
-    left = list(counts)
-    for s in lock:
-        for c in s.codes:
-            left[c] -= 1
-    sets = tuple(tuple(_DICE[c] for c in s.codes) for s in lock)
-    return sets, tuple(_DICE[c] for c, n in enumerate(left) for _ in range(n))
+    return _lock_index(_code_counts(roll)).get(move)
 
 
 @lru_cache(maxsize=4096)
-def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[_CodedSet, ...]]:
-    return {entry[0]: lock for entry, (lock, _) in zip(_lock_table(counts), _coded_locks(counts))}
-
+def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[tuple, tuple[Die, ...]]]:
+    """Each listed lock of the roll ``counts``: its sets as dice and the dice it leaves."""
+    index = {}
+    for entry, (lock, *_) in zip(_lock_table(counts), _coded_locks(counts)):
+        left = list(counts)
+        for s in lock:
+            for c in s.codes:
+                left[c] -= 1
+        sets = tuple(tuple(_DICE[c] for c in s.codes) for s in lock)
+        index[entry[0]] = (sets, tuple(_DICE[c] for c, n in enumerate(left) for _ in range(n)))
+    return index
 
 
 @lru_cache(maxsize=65536)
@@ -486,10 +492,9 @@ def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
     width = len(_CODE_COLOURS)
     faces = _pack_faces([counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)])
     table = []
-    for lock, used in _coded_locks(counts):
+    for lock, used, texts, shown, yellow in _coded_locks(counts):
         left, dice_left = _unpack_faces(faces - used)
-        table.append((Move("lock", (("sets", tuple(s.texts for s in lock)),)), ", ".join(s.shown for s in lock),
-                      left, dice_left, len(lock), any(s.yellow for s in lock)))
+        table.append((Move("lock", (("sets", texts),)), shown, left, dice_left, len(lock), yellow))
     return tuple(table)
 
 
@@ -538,6 +543,14 @@ def _as_die(text: str) -> Die:
     return Die(int(value), colour or None)
 
 
+def _suggestion(move: Move, text: str, advice: dict, reason: str) -> Suggestion:
+    """``Suggestion(move, text, advice, reason)`` without the frozen dataclass's per-field
+    ``object.__setattr__`` calls (a 12-dice roll makes hundreds of suggestions)."""
+    suggestion = object.__new__(Suggestion)
+    suggestion.__dict__.update(move=move, text=text, advice=advice, reason=reason)
+    return suggestion
+
+
 def advise(state) -> list[Suggestion]:
     """Every legal move at a Dairyman decision node, best first (see the module docstring)."""
     moves = state.legal_moves()
@@ -551,7 +564,7 @@ def advise(state) -> list[Suggestion]:
         for move, shown, faces, _, sets, uses_yellow in lock_table(state.roll):
             text = f"lock {shown} on barn {barn}"
             figures, reason, key = _lock_advice(adviser.values, adviser.tokens, faces, adviser.sets + sets)
-            ranked.append((key + (uses_yellow, text), Suggestion(move, text, dict(figures), reason)))
+            ranked.append((key + (uses_yellow, text), _suggestion(move, text, dict(figures), reason)))
     for move in moves:
         if move.kind == "reroll":
             freeze_moves.append(move)
@@ -613,37 +626,57 @@ ABILITY_TEXT = {"ones": "re-roll every 1", "twos": "re-roll every 2", "one": "re
 
 
 def _suggest_ability(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Suggestion]:
-    state = adviser.state
-    tile = state.tiles[move["tile"]]
-    if tile.ability == "one":
-        rolled = [_as_die(move["die"])]
+    tile = adviser.state.tiles[move["tile"]]
+    figures, reason, key = _ability_advice(adviser.values, adviser.sets, adviser.state.roll, tile.ability,
+                                           move.get("die"))
+    return key + (text,), _suggestion(move, text, dict(figures), reason)
+
+
+@lru_cache(maxsize=65536)
+def _ability_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], ability: str,
+                    die: str | None) -> tuple[dict, str, tuple]:
+    """Figures, reason and rank key of an ice cream re-roll of ``roll`` with ``sets`` locked."""
+    if ability == "one":
+        rolled = [_as_die(die)]
     else:
-        face = 1 if tile.ability == "ones" else 2
-        rolled = [d for d in state.roll if d.value == face]
-    kept = _remove(state.roll, rolled)
+        face = 1 if ability == "ones" else 2
+        rolled = [d for d in roll if d.value == face]
+    kept = _remove(roll, rolled)
     p = p_set(counts_of(d.value for d in kept), len(rolled))
     figures = {"p_set_after": float(p), "dice_rerolled": len(rolled)}
-    if state.roll_has_set():
+    if has_set(counts_of(d.value for d in roll)):
         # With a set already showing, the advice locks instead (ability kept for later).
         figures["expected_points"] = None
         reason = "a set is already showing: lock it instead"
-        key = (-adviser.fail_points + 1, 0, -float(p), False, text)
+        key = (-values.fail_points + 1, 0, -float(p), False)
     else:
-        after_lock = adviser.values.value(max(0, len(state.roll) - 2), adviser.sets + 1)
-        expected = float(p) * after_lock + (1 - float(p)) * adviser.fail_points
+        after_lock = values.value(max(0, len(roll) - 2), sets + 1)
+        expected = float(p) * after_lock + (1 - float(p)) * values.fail_points
         figures["expected_points"] = round(expected, 3)
         reason = f"no set showing: {_percent(p)} that this re-roll makes one instead of failing"
-        key = (-expected, 0, -float(p), False, text)
-    return key, Suggestion(move, text, figures, reason)
+        key = (-expected, 0, -float(p), False)
+    return figures, reason, key
 
 
 EXACT_FREEZE_CHOICES = 2  # freeze choices whose full expected value is computed, by best odds
 
 
+def reroll_text(unlocked: int, frozen: Sequence) -> str:
+    """One line for a re-roll of ``unlocked`` dice freezing the dice named in ``frozen``."""
+    return f"re-roll {unlocked - len(frozen)} dice" + (f", freezing {' '.join(map(str, frozen))}" if frozen else "")
+
+
 def _suggest_rerolls(adviser: _Adviser, moves: list[Move]) -> list[tuple[tuple, Suggestion]]:
     """Re-roll moves: odds for every freeze choice, exact expected points for the best few."""
-    state = adviser.state
-    n = len(state.roll)
+    return [(key, _suggestion(move, text, dict(figures), reason))
+            for key, move, text, figures, reason in _reroll_advice(adviser.values, adviser.sets, adviser.state.roll,
+                                                                   tuple(moves))]
+
+
+@lru_cache(maxsize=16384)
+def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], moves: tuple[Move, ...]) -> tuple:
+    """(rank key, move, text, figures, reason) of each re-roll of ``roll`` with ``sets`` locked."""
+    n = len(roll)
     by_faces: dict[tuple[int, ...], list[Move]] = {}
     for move in moves:
         faces = counts_of(_as_die(d).value for d in move.get("freeze") or ())
@@ -659,9 +692,9 @@ def _suggest_rerolls(adviser: _Adviser, moves: list[Move]) -> list[tuple[tuple, 
                    "p_more_set_with_freeze": float(odds[faces]), "frozen": size,
                    "dice_rolled": n - size}
         if faces in exact:
-            points, total = adviser.values.reroll(n - size, adviser.sets, faces)
+            points, total = values.reroll(n - size, sets, faces)
             figures.update(expected_points=round(points, 3), expected_total=round(total, 3))
-            stop = adviser.values.claim(adviser.sets)
+            stop = values.claim(sets)
             reason = (f"{_percent(odds[faces])} to lock another set; expected {points:.1f} points against "
                       + (f"{stop:.0f} for stopping now" if stop > 0 else "a failure if stopping now"))
             key = (-points, -total, -float(odds[faces]), False)
@@ -670,6 +703,6 @@ def _suggest_rerolls(adviser: _Adviser, moves: list[Move]) -> list[tuple[tuple, 
             reason = f"{_percent(odds[faces])} to lock another set (weaker freeze choice)"
             key = (float("inf"), 0, -float(odds[faces]), False)
         for move in group:
-            text = state.describe(move)
-            results.append((key + (text,), Suggestion(move, text, dict(figures), reason)))
-    return results
+            text = reroll_text(n, move.get("freeze") or ())
+            results.append((key + (text,), move, text, figures, reason))
+    return tuple(results)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from companion.engine import Game, GameState
+from companion.engine import Game, GameState, Move
 
 MAX_STEPS = 50_000
 """A game still running after this many rolls and moves is a bug in its rules engine."""
@@ -15,6 +16,19 @@ MAX_STEPS = 50_000
 
 class SimulationError(RuntimeError):
     """A game that cannot go on: no advice at a decision node, or no end in sight."""
+
+
+def top_move(game: Game, state: GameState) -> Move | None:
+    """The move of the game's top suggestion, None if it has none.
+
+    A game may define ``best_move(state)`` giving the same move without building every
+    suggestion; otherwise the full advice is asked.
+    """
+    best_move = getattr(game, "best_move", None)
+    if best_move is not None:
+        return best_move(state)
+    suggestions = game.advise(state)
+    return suggestions[0].move if suggestions else None
 
 
 def play_game(game: Game, players: Sequence[str], seed: int,
@@ -32,10 +46,10 @@ def play_game(game: Game, players: Sequence[str], seed: int,
             state = state.apply_roll(state.random_roll(rng))
             rolls += 1
         else:
-            suggestions = game.advise(state)
-            if not suggestions:
+            move = top_move(game, state)
+            if move is None:
                 raise SimulationError(f"{game.name} seed {seed}: no legal move in phase {state.phase!r}")
-            state = state.apply(suggestions[0].move)
+            state = state.apply(move)
             moves += 1
         now = {(a.kind, a.message) for a in state.alerts()}
         raised.update(kind for kind, _ in now - showing)

@@ -551,8 +551,29 @@ def _suggestion(move: Move, text: str, advice: dict, reason: str) -> Suggestion:
     return suggestion
 
 
+def _rank_key(entry: tuple) -> tuple:
+    return entry[0]
+
+
 def advise(state) -> list[Suggestion]:
     """Every legal move at a Dairyman decision node, best first (see the module docstring)."""
+    ranked = _ranked(state)
+    ranked.sort(key=_rank_key)
+    return [_suggestion(move, text, dict(figures), reason) for _, move, text, figures, reason in ranked]
+
+
+def best_move(state) -> Move | None:
+    """The move :func:`advise` puts first (None if there is none), without building the
+    other suggestions: the same ranking, its minimum taken instead of a full sort."""
+    ranked = _ranked(state)
+    return min(ranked, key=_rank_key)[1] if ranked else None
+
+
+def _ranked(state) -> list[tuple]:
+    """Every legal move as (rank key, move, text, figures, reason), in no particular order.
+
+    Figures may be shared with a cache: copy them before handing them out.
+    """
     moves = state.legal_moves()
     if not moves:
         return []
@@ -561,22 +582,22 @@ def advise(state) -> list[Suggestion]:
     freeze_moves = []
     if state.phase == "lock":
         barn = state.barn_label
+        values, tokens, locked = adviser.values, adviser.tokens, adviser.sets
         for move, shown, faces, _, sets, uses_yellow in lock_table(state.roll):
             text = f"lock {shown} on barn {barn}"
-            figures, reason, key = _lock_advice(adviser.values, adviser.tokens, faces, adviser.sets + sets)
-            ranked.append((key + (uses_yellow, text), _suggestion(move, text, dict(figures), reason)))
+            figures, reason, key = _lock_advice(values, tokens, faces, locked + sets)
+            ranked.append((key + (uses_yellow, text), move, text, figures, reason))
     for move in moves:
         if move.kind == "reroll":
             freeze_moves.append(move)
         elif move.kind != "lock":
             ranked.append(_suggest(adviser, move))
     if freeze_moves:
-        ranked.extend(_suggest_rerolls(adviser, freeze_moves))
-    ranked.sort(key=lambda item: item[0])
-    return [suggestion for _, suggestion in ranked]
+        ranked.extend(_reroll_advice(adviser.values, adviser.sets, state.roll, tuple(freeze_moves)))
+    return ranked
 
 
-def _suggest(adviser: _Adviser, move: Move) -> tuple[tuple, Suggestion]:
+def _suggest(adviser: _Adviser, move: Move) -> tuple:
     state = adviser.state
     text = state.describe(move)
     if move.kind == "fail":
@@ -586,20 +607,20 @@ def _suggest(adviser: _Adviser, move: Move) -> tuple[tuple, Suggestion]:
         reason = ("no set of 10 to lock" if state.phase == "lock" else "the barns cannot pay for any tile") + \
             f": costs {-int(adviser.fail_points)} points" + (" and triggers spoilage" if left == 0 else
                                                              f", {left} backorder token(s) left before spoilage")
-        return (-adviser.fail_points, 0, 0, False, text), Suggestion(move, text, figures, reason)
+        return (-adviser.fail_points, 0, 0, False, text), move, text, figures, reason
     if move.kind == "claim":
         points = sum(state.tiles[t].value for t in move["tiles"])
         figures = {"expected_points": float(points), "claimed": points, "barn_total": state.barn_total,
                    "lost_points": state.barn_total - points}
         reason = f"banks {points} points" + (f", {state.barn_total - points} barn points unused"
                                               if state.barn_total > points else "")
-        return (-points, -points, 0, False, text), Suggestion(move, text, figures, reason)
+        return (-points, -points, 0, False, text), move, text, figures, reason
     if move.kind == "flip":
         return _suggest_flip(adviser, move, text)
     return _suggest_ability(adviser, move, text)
 
 
-def _suggest_flip(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Suggestion]:
+def _suggest_flip(adviser: _Adviser, move: Move, text: str) -> tuple:
     state = adviser.state
     tile = state.tiles[move["tile"]]
     now = adviser.current_best
@@ -614,22 +635,22 @@ def _suggest_flip(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Sugg
         figures = {"expected_points": round(after + bonus, 3), "flip_gain": round(gain, 3), "bonus": bonus}
         reason = (f"+{bonus} points and safe from spoilage; giving up the yellow die costs "
                   f"{max(0.0, now - after):.1f} expected points this turn")
-        return (-(after + bonus), 0, 0, False, text), Suggestion(move, text, figures, reason)
+        return (-(after + bonus), 0, 0, False, text), move, text, figures, reason
     # An ice cream flip keeps the points, protects the tile and adds a re-roll ability;
     # the advice plays it as soon as a token allows, ahead of the move it would delay.
     figures = {"expected_points": round(now, 3), "flip_gain": 0.0, "freeze_tokens_after": adviser.tokens - 1}
     reason = f"safe from spoilage and gives '{ABILITY_TEXT[tile.ability]}' once per turn, for one freeze token"
-    return (-(now + 0.5), 0, 0, False, text), Suggestion(move, text, figures, reason)
+    return (-(now + 0.5), 0, 0, False, text), move, text, figures, reason
 
 
 ABILITY_TEXT = {"ones": "re-roll every 1", "twos": "re-roll every 2", "one": "re-roll one die"}
 
 
-def _suggest_ability(adviser: _Adviser, move: Move, text: str) -> tuple[tuple, Suggestion]:
+def _suggest_ability(adviser: _Adviser, move: Move, text: str) -> tuple:
     tile = adviser.state.tiles[move["tile"]]
     figures, reason, key = _ability_advice(adviser.values, adviser.sets, adviser.state.roll, tile.ability,
                                            move.get("die"))
-    return key + (text,), _suggestion(move, text, dict(figures), reason)
+    return key + (text,), move, text, figures, reason
 
 
 @lru_cache(maxsize=65536)
@@ -664,13 +685,6 @@ EXACT_FREEZE_CHOICES = 2  # freeze choices whose full expected value is computed
 def reroll_text(unlocked: int, frozen: Sequence) -> str:
     """One line for a re-roll of ``unlocked`` dice freezing the dice named in ``frozen``."""
     return f"re-roll {unlocked - len(frozen)} dice" + (f", freezing {' '.join(map(str, frozen))}" if frozen else "")
-
-
-def _suggest_rerolls(adviser: _Adviser, moves: list[Move]) -> list[tuple[tuple, Suggestion]]:
-    """Re-roll moves: odds for every freeze choice, exact expected points for the best few."""
-    return [(key, _suggestion(move, text, dict(figures), reason))
-            for key, move, text, figures, reason in _reroll_advice(adviser.values, adviser.sets, adviser.state.roll,
-                                                                   tuple(moves))]
 
 
 @lru_cache(maxsize=16384)

@@ -62,12 +62,13 @@ class CompanionApp(App):
     def __init__(self, camera: str | None = None, game: str | None = None,
                  players: Sequence[str] | None = None, store: SessionStore | None = None,
                  preferences: Preferences | None = None, camera_fps: float = CAMERA_FPS,
-                 pin_factory: Any = None, **kwargs: Any):
+                 pin_factory: Any = None, seed: int | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.preferences = preferences or Preferences()
         self.camera_spec = camera or self.preferences["camera"] or default_spec()
         self.camera_fps = camera_fps
         self.pin_factory = pin_factory
+        self.seed = seed                 # the shuffles of new games (None: random)
         self.gpio = None
         self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
@@ -205,7 +206,7 @@ class CompanionApp(App):
     # -- sessions ---------------------------------------------------------------------
     def start_game(self, game_name: str, players: Sequence[str], options: dict) -> bool:
         def start():
-            self.session = self.store.new_session(game_name, players, options)
+            self.session = self.store.new_session(game_name, players, options, seed=self.seed)
         if self.attempt(start):
             self._changed()
             self.show("play")

@@ -16,6 +16,7 @@ def register(sub) -> None:
                                          "(default: the saved setting, else pi on a Raspberry Pi and sim elsewhere)")
     parser.add_argument("--game", help="the game to offer first (see `companion games`)")
     parser.add_argument("--players", help='player names in seat order, e.g. "Ann,Bob"')
+    parser.add_argument("--seed", type=int, default=None, help="seed of new games' shuffles (default: random)")
     parser.add_argument("--fullscreen", action="store_true", help="fill the screen (the Pi's touchscreen)")
     parser.add_argument("--db", help="session database file (default: sessions.sqlite3 in the data directory)")
     parser.set_defaults(func=run)
@@ -42,5 +43,6 @@ def run(args) -> int:
     configure_window(fullscreen=args.fullscreen)
     from ui.app import CompanionApp
 
-    CompanionApp(camera=camera, game=game.name if game else None, players=players, store=store).run()
+    CompanionApp(camera=camera, game=game.name if game else None, players=players, store=store,
+                 seed=args.seed).run()
     return 0

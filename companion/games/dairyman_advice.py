@@ -346,25 +346,24 @@ _CODED_SETS = {
     if sum(_DICE[c].value for c in codes) == SET_TOTAL
 }
 _PATTERN_NEEDS = tuple(tuple((face, need) for face, need in enumerate(p) if need) for p in SET_PATTERNS)
+# Each face pattern with its coded sets: colours chosen face by face, lowest code first.
+_PATTERN_SETS = tuple(
+    (pattern, tuple(_CODED_SETS[tuple(c for part in combo for c in part)] for combo in product(*(
+        combinations_with_replacement(range(face * len(_CODE_COLOURS), (face + 1) * len(_CODE_COLOURS)), need)
+        for face, need in pattern))))
+    for pattern in _PATTERN_NEEDS
+)
 
 
 def _fitting_sets(counts: tuple[int, ...]) -> list[_CodedSet]:
     """Every coded set the roll ``counts`` can form: face patterns, then colours per face."""
     width = len(_CODE_COLOURS)
     faces = [counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)]
+    available = _packed(counts)
     found = []
-    for pattern in _PATTERN_NEEDS:
-        if any(faces[face] < need for face, need in pattern):
-            continue
-        per_face = []
-        for face, need in pattern:
-            codes = [c for c in range(face * width, (face + 1) * width) if counts[c]]
-            if len(codes) == 1:
-                per_face.append([(codes[0],) * need])
-            else:
-                per_face.append([pick for pick in combinations_with_replacement(codes, need)
-                                 if all(counts[c] >= pick.count(c) for c in pick)])
-        found.extend(_CODED_SETS[tuple(c for part in combo for c in part)] for combo in product(*per_face))
+    for pattern, coded_sets in _PATTERN_SETS:
+        if all(faces[face] >= need for face, need in pattern):
+            found.extend(s for s in coded_sets if (available - s.packed) & _ALL_GUARDS == _ALL_GUARDS)
     return found
 
 
@@ -470,21 +469,21 @@ def lock_table(roll: Sequence[Die]) -> tuple[tuple, ...]:
 
 def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...]] | None:
     """(sets locked, dice left) if ``move`` is a lock of ``roll`` exactly as listed, else None."""
-    return _lock_index(_code_counts(roll)).get(move)
+    counts = _code_counts(roll)
+    lock = _lock_index(counts).get(move)
+    if lock is None:
+        return None
+    left = list(counts)
+    for s in lock:
+        for c in s.codes:
+            left[c] -= 1
+    sets = tuple(tuple(_DICE[c] for c in s.codes) for s in lock)
+    return sets, tuple(_DICE[c] for c, n in enumerate(left) for _ in range(n))
 
 
 @lru_cache(maxsize=4096)
-def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[tuple, tuple[Die, ...]]]:
-    """Each listed lock of the roll ``counts``: its sets as dice and the dice it leaves."""
-    index = {}
-    for entry, (lock, *_) in zip(_lock_table(counts), _coded_locks(counts)):
-        left = list(counts)
-        for s in lock:
-            for c in s.codes:
-                left[c] -= 1
-        sets = tuple(tuple(_DICE[c] for c in s.codes) for s in lock)
-        index[entry[0]] = (sets, tuple(_DICE[c] for c, n in enumerate(left) for _ in range(n)))
-    return index
+def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[_CodedSet, ...]]:
+    return {entry[0]: found[0] for entry, found in zip(_lock_table(counts), _coded_locks(counts))}
 
 
 @lru_cache(maxsize=65536)

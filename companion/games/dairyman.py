@@ -175,6 +175,11 @@ class DairymanState(GameState):
         return RULES["advice"]["fail_points"]
 
     @property
+    def freeze_limit(self) -> int:
+        """The most dice the current player can freeze for a re-roll now."""
+        return min(self.freeze[self.current], len(self.roll) - 1)
+
+    @property
     def barn_label(self) -> str:
         """The barn this roll's sets go on: "1", "2", ... and "3+" for the last."""
         barns = len(self.barns)
@@ -243,11 +248,7 @@ class DairymanState(GameState):
             if not subsets:
                 moves.append(Move("fail"))
             if self.roll:
-                most = min(self.freeze[self.current], len(self.roll) - 1)
-                kinds = sorted(Counter(self.roll).items())
-                for pick in _sub_multisets([n for _, n in kinds], most):
-                    frozen = tuple(die_text(d) for (d, _), n in zip(kinds, pick) for _ in range(n))
-                    moves.append(Move("reroll", (("freeze", frozen),)))
+                moves.extend(dice_math.reroll_moves(self.roll, self.freeze_limit))
             return moves + self._flip_moves()
         return []
 
@@ -763,16 +764,6 @@ def _read_events(events: Any, players: tuple[str, ...], tile_count: int) -> tupl
             raise UserError(f"unknown event {kind!r}")
         read.append(dict(event))
     return tuple(read)
-
-
-def _sub_multisets(counts: list[int], most: int):
-    """Every choice of how many of each kind to take, at most ``most`` in all."""
-    if not counts:
-        yield ()
-        return
-    for take in range(min(counts[0], most) + 1):
-        for rest in _sub_multisets(counts[1:], most - take):
-            yield (take,) + rest
 
 
 GAME = Dairyman()

@@ -578,7 +578,6 @@ def _ranked(state) -> list[tuple]:
         return []
     adviser = _Adviser(state)
     ranked = []
-    freeze_moves = []
     if state.phase == "lock":
         barn = state.barn_label
         values, tokens, locked = adviser.values, adviser.tokens, adviser.sets
@@ -587,12 +586,10 @@ def _ranked(state) -> list[tuple]:
             figures, reason, key = _lock_advice(values, tokens, faces, locked + sets)
             ranked.append((key + (uses_yellow, text), move, text, figures, reason))
     for move in moves:
-        if move.kind == "reroll":
-            freeze_moves.append(move)
-        elif move.kind != "lock":
+        if move.kind not in ("lock", "reroll"):
             ranked.append(_suggest(adviser, move))
-    if freeze_moves:
-        ranked.extend(_reroll_advice(adviser.values, adviser.sets, state.roll, tuple(freeze_moves)))
+    if state.phase == "continue" and state.roll:
+        ranked.extend(_reroll_advice(adviser.values, adviser.sets, state.roll, state.freeze_limit))
     return ranked
 
 
@@ -686,12 +683,31 @@ def reroll_text(unlocked: int, frozen: Sequence) -> str:
     return f"re-roll {unlocked - len(frozen)} dice" + (f", freezing {' '.join(map(str, frozen))}" if frozen else "")
 
 
+def _sub_multisets(counts: list[int], most: int):
+    """Every choice of how many of each kind to take, at most ``most`` in all."""
+    if not counts:
+        yield ()
+        return
+    for take in range(min(counts[0], most) + 1):
+        for rest in _sub_multisets(counts[1:], most - take):
+            yield (take,) + rest
+
+
 @lru_cache(maxsize=16384)
-def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], moves: tuple[Move, ...]) -> tuple:
-    """(rank key, move, text, figures, reason) of each re-roll of ``roll`` with ``sets`` locked."""
+def reroll_moves(roll: tuple[Die, ...], most: int) -> tuple[Move, ...]:
+    """Every re-roll of ``roll`` freezing at most ``most`` dice (identical dice once)."""
+    kinds = sorted(Counter(roll).items())
+    return tuple(Move("reroll", (("freeze", tuple(die_text(d) for (d, _), n in zip(kinds, pick) for _ in range(n))),))
+                 for pick in _sub_multisets([n for _, n in kinds], most))
+
+
+@lru_cache(maxsize=16384)
+def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: int) -> tuple:
+    """(rank key, move, text, figures, reason) of each re-roll of ``roll`` with ``sets`` locked,
+    freezing at most ``most`` dice."""
     n = len(roll)
     by_faces: dict[tuple[int, ...], list[Move]] = {}
-    for move in moves:
+    for move in reroll_moves(roll, most):
         faces = counts_of(_as_die(d).value for d in move.get("freeze") or ())
         by_faces.setdefault(faces, []).append(move)
     odds = {faces: p_set(faces, n - sum(faces)) for faces in by_faces}

@@ -27,10 +27,12 @@ class ReaderParams:
 
     find_threshold: float = 0.3  # finder score (0..1) a grid cell needs to count as a die centre
     not_a_die_threshold: float = 0.5  # reader probability of "not a die" above which a find is dropped
-    value_threshold: float = 0.6  # reader probability of its best value below which the value is None
+    value_threshold: float = 0.5  # reader probability of its best value below which the value is None
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # two finds closer than this x die side are one die
+    coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
+    coarse_min_side: float = 32.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -66,29 +68,45 @@ def as_bgr8(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _find(image: np.ndarray, params: ReaderParams) -> list[tuple[float, float, float, float]]:
-    """Die centres found in the frame: (x, y, side, score), best first, duplicates merged."""
-    prepared, scale = dice_net.finder_input(image, params.finder_size)
+def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int):
+    """Finder peaks with the frame scaled to ``long_side``: (x, y, side, score) in frame pixels, best first,
+    and the scale used."""
+    prepared, scale = dice_net.finder_input(image, long_side)
     net = _net(dice_net.FINDER_FILE)
     net.setInput(dice_net.normalise(prepared))
     out = net.forward()[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
-    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= params.find_threshold)
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
     ys, xs = np.nonzero(peaks)
-    order = np.argsort(-heat[ys, xs])[: params.max_dice]
+    order = np.argsort(-heat[ys, xs])[:max_dice]
     rows, cols = image.shape[:2]
-    finds: list[tuple[float, float, float, float]] = []
+    finds = []
     for i in order:
         y, x = ys[i], xs[i]
         cx = (x + out[2, y, x]) * dice_net.FINDER_STRIDE / scale
         cy = (y + out[3, y, x]) * dice_net.FINDER_STRIDE / scale
         side = float(np.exp(np.clip(out[1, y, x], 0.0, 8.0))) / scale
-        if not (0 <= cx < cols and 0 <= cy < rows):
-            continue
+        if 0 <= cx < cols and 0 <= cy < rows:
+            finds.append((float(cx), float(cy), side, float(heat[y, x])))
+    return finds, scale
+
+
+def _find(image: np.ndarray, params: ReaderParams) -> list[tuple[float, float, float, float]]:
+    """Die centres found in the frame: (x, y, side, score), duplicates merged.
+
+    A second, coarser pass finds dice too big for the first one (whose pips it would
+    otherwise take for small dice); its big finds come first and hide finds inside them.
+    """
+    fine, _ = _finds_at(image, params.finder_size, params.find_threshold, params.max_dice)
+    coarse, scale = _finds_at(image, round(params.finder_size * params.coarse_scale), params.find_threshold,
+                              params.max_dice)
+    big = [f for f in coarse if f[2] * scale >= params.coarse_min_side]
+    finds: list[tuple[float, float, float, float]] = []
+    for cx, cy, side, score in big + fine:
         if any(np.hypot(cx - fx, cy - fy) < params.duplicate_distance * max(side, fs) for fx, fy, fs, _ in finds):
             continue
-        finds.append((float(cx), float(cy), side, float(heat[y, x])))
-    return finds
+        finds.append((cx, cy, side, score))
+    return finds[: params.max_dice]
 
 
 def _read_values(image: np.ndarray, finds) -> np.ndarray:

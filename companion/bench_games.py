@@ -14,9 +14,11 @@ from companion.simulate import play_game
 WORST_DAIRYMAN_ROLL = ("white:1 white:2 white:3 white:4 white:5 white:5 white:6 yellow:5 "
                        "red:2 red:3 red:4 red:5")
 
-# Caches that belong to one roll (the per-game-size tables are built once per process).
-_ROLL_CACHES = (dairyman_advice._coded_locks, dairyman_advice._lock_table, dairyman_advice._lock_advice,
-                dairyman_advice._best_freeze)
+# Caches keyed by what a roll shows: emptied before each "cold" call.  The odds tables
+# that only depend on the number of dice are built once per process ("first_ms").
+_ROLL_CACHES = tuple(getattr(dairyman_advice, name) for name in (
+    "_fitting_capped", "_coded_locks", "_lock_table", "_lock_index", "_unpack_faces", "_lock_advice",
+    "_below", "_best_freeze", "_ability_advice", "reroll_moves", "_reroll_advice"))
 
 
 def simulate_rate(game_name: str = "dairyman", players: int = 3, games: int = 200, seed: int = 0,

@@ -55,6 +55,7 @@ class Tile:
 
 
 ABILITY_TEXT = dice_math.ABILITY_TEXT
+_SHARED_DICE = {(value, colour): Die(value, colour) for value in range(1, 7) for colour in DIE_COLOURS}
 
 
 @lru_cache(maxsize=64)
@@ -220,6 +221,21 @@ class DairymanState(GameState):
         else:
             reason = f"roll {self.roll_no}" + (f", {len(kept)} die(s) kept" if kept else "")
         return DiceRequest(self.players[self.current], colours, reason)
+
+    def random_roll(self, rng: random.Random) -> tuple[Die, ...]:
+        """:meth:`GameState.random_roll`'s draw (the same calls to ``rng``), with shared dice."""
+        if self.phase != ROLL:
+            raise RuleError("roll order", "no roll is due now")
+        return tuple(_SHARED_DICE[rng.randint(1, 6), colour] for colour in self.pending[1])
+
+    def apply_roll(self, dice: Sequence[Die]) -> DairymanState:
+        """:meth:`GameState.apply_roll`; a roll of exactly the requested colours skips the
+        general check (the one that explains what is wrong with any other roll)."""
+        dice = tuple(dice)
+        if (self.phase == ROLL and len(dice) == len(self.pending[1])
+                and sorted(d.colour or "" for d in dice) == sorted(self.pending[1])):
+            return self._apply_roll(dice)
+        return super().apply_roll(dice)
 
     def _apply_roll(self, dice: tuple[Die, ...]) -> DairymanState:
         kept, colours = self.pending

@@ -126,19 +126,25 @@ def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[i
 
 
 @cache
-def _below(useful: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """Every non-empty count vector below ``useful`` with its size, in lexicographic order."""
-    return tuple((sub, sum(sub)) for sub in product(*(range(c + 1) for c in useful)) if any(sub))
+def _below(useful: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The count vectors below ``useful`` by size: entry k lists those of k dice, in
+    lexicographic order."""
+    by_size: list[list[tuple[int, ...]]] = [[] for _ in range(sum(useful) + 1)]
+    for sub in product(*(range(c + 1) for c in useful)):
+        by_size[sum(sub)].append(sub)
+    return tuple(tuple(subs) for subs in by_size)
 
 
 @cache
 def _best_freeze(useful: tuple[int, ...], n: int, most: int) -> tuple[Fraction, tuple[int, ...]]:
-    best_hits, best_size, best_frozen = set_outcomes((0,) * 6, n), 0, (0,) * 6
-    for frozen, size in _below(useful):
-        if size <= most:
-            hits = _set_outcome_table(n - size)[frozen] * 6 ** size  # over 6**n, like best_hits
-            if hits > best_hits or (hits == best_hits and size < best_size):
-                best_hits, best_size, best_frozen = hits, size, frozen
+    # Fewest frozen dice first, then lexicographic: the first best odds met is the answer.
+    best_hits, best_frozen = set_outcomes((0,) * 6, n), (0,) * 6
+    below = _below(useful)
+    for size in range(1, min(most, len(below) - 1) + 1):
+        table, scale = _set_outcome_table(n - size), 6 ** size  # hits counted over 6**n
+        for frozen in below[size]:
+            if table[frozen] * scale > best_hits:
+                best_hits, best_frozen = table[frozen] * scale, frozen
     return Fraction(best_hits, 6 ** n), best_frozen
 
 
@@ -355,8 +361,17 @@ _PATTERN_SETS = tuple(
 )
 
 
-def _fitting_sets(counts: tuple[int, ...]) -> list[_CodedSet]:
+_CODE_CAPS = tuple(CAPS[die.value - 1] for die in _DICE)
+
+
+def _fitting_sets(counts: tuple[int, ...]) -> tuple[_CodedSet, ...]:
     """Every coded set the roll ``counts`` can form: face patterns, then colours per face."""
+    # no set uses more dice of a code than its face's cap, so counts above it change nothing
+    return _fitting_capped(tuple(min(n, cap) for n, cap in zip(counts, _CODE_CAPS)))
+
+
+@lru_cache(maxsize=65536)
+def _fitting_capped(counts: tuple[int, ...]) -> tuple[_CodedSet, ...]:
     width = len(_CODE_COLOURS)
     faces = [counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)]
     available = _packed(counts)
@@ -364,7 +379,7 @@ def _fitting_sets(counts: tuple[int, ...]) -> list[_CodedSet]:
     for pattern, coded_sets in _PATTERN_SETS:
         if all(faces[face] >= need for face, need in pattern):
             found.extend(s for s in coded_sets if (available - s.packed) & _ALL_GUARDS == _ALL_GUARDS)
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=65536)
@@ -486,6 +501,14 @@ def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[_CodedSet, ...]]:
     return {entry[0]: found[0] for entry, found in zip(_lock_table(counts), _coded_locks(counts))}
 
 
+def _lock_move(texts: tuple) -> Move:
+    """``Move("lock", (("sets", texts),))`` without the frozen dataclass's per-field
+    ``object.__setattr__`` calls (a 12-dice roll has hundreds of locks)."""
+    move = object.__new__(Move)
+    move.__dict__.update(kind="lock", params=(("sets", texts),))
+    return move
+
+
 @lru_cache(maxsize=65536)
 def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
     width = len(_CODE_COLOURS)
@@ -493,7 +516,7 @@ def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
     table = []
     for lock, used, texts, shown, yellow in _coded_locks(counts):
         left, dice_left = _unpack_faces(faces - used)
-        table.append((Move("lock", (("sets", texts),)), shown, left, dice_left, len(lock), yellow))
+        table.append((_lock_move(texts), shown, left, dice_left, len(lock), yellow))
     return tuple(table)
 
 

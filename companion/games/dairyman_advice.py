@@ -524,7 +524,7 @@ def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
 def _lock_advice(values: TurnValues, tokens: int, faces: tuple[int, ...], sets_after: int) -> tuple[dict, str, tuple]:
     """Figures, reason and rank key of holding ``sets_after`` sets with ``faces`` unlocked."""
     n = sum(faces)
-    p_more = float(p_set((0,) * 6, n))
+    p_more = set_outcomes((0,) * 6, n) / 6 ** n if n else 0.0  # == float(p_set(...)): both round once
     figures = {
         "barn_total": SET_TOTAL * sets_after,
         "claimable_now": max(0, int(values.claim(sets_after))),
@@ -667,30 +667,30 @@ ABILITY_TEXT = {"ones": "re-roll every 1", "twos": "re-roll every 2", "one": "re
 
 def _suggest_ability(adviser: _Adviser, move: Move, text: str) -> tuple:
     tile = adviser.state.tiles[move["tile"]]
-    figures, reason, key = _ability_advice(adviser.values, adviser.sets, adviser.state.roll, tile.ability,
-                                           move.get("die"))
+    die = move.get("die")
+    faces = counts_of(d.value for d in adviser.state.roll)
+    figures, reason, key = _ability_advice(adviser.values, adviser.sets, faces, tile.ability,
+                                           _as_die(die).value if die else None)
     return key + (text,), move, text, figures, reason
 
 
 @lru_cache(maxsize=65536)
-def _ability_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], ability: str,
-                    die: str | None) -> tuple[dict, str, tuple]:
-    """Figures, reason and rank key of an ice cream re-roll of ``roll`` with ``sets`` locked."""
-    if ability == "one":
-        rolled = [_as_die(die)]
-    else:
-        face = 1 if ability == "ones" else 2
-        rolled = [d for d in roll if d.value == face]
-    kept = _remove(roll, rolled)
-    p = p_set(counts_of(d.value for d in kept), len(rolled))
-    figures = {"p_set_after": float(p), "dice_rerolled": len(rolled)}
-    if has_set(counts_of(d.value for d in roll)):
+def _ability_advice(values: TurnValues, sets: int, faces: tuple[int, ...], ability: str,
+                    value: int | None) -> tuple[dict, str, tuple]:
+    """Figures, reason and rank key of an ice cream re-roll of a roll showing ``faces`` with
+    ``sets`` locked: every die of one face (``ones``, ``twos``) or one die showing ``value``."""
+    face = value if ability == "one" else (1 if ability == "ones" else 2)
+    rolled = 1 if ability == "one" else faces[face - 1]
+    kept = faces[:face - 1] + (faces[face - 1] - rolled,) + faces[face:]
+    p = p_set(kept, rolled)
+    figures = {"p_set_after": float(p), "dice_rerolled": rolled}
+    if has_set(faces):
         # With a set already showing, the advice locks instead (ability kept for later).
         figures["expected_points"] = None
         reason = "a set is already showing: lock it instead"
         key = (-values.fail_points + 1, 0, -float(p), False)
     else:
-        after_lock = values.value(max(0, len(roll) - 2), sets + 1)
+        after_lock = values.value(max(0, sum(faces) - 2), sets + 1)
         expected = float(p) * after_lock + (1 - float(p)) * values.fail_points
         figures["expected_points"] = round(expected, 3)
         reason = f"no set showing: {_percent(p)} that this re-roll makes one instead of failing"

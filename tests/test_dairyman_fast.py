@@ -13,7 +13,7 @@ from math import factorial
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.engine import Die
+from companion.engine import Die, GameState
 from companion.games import dairyman, get_game
 from companion.games import dairyman_advice as dm
 from companion.simulate import top_move
@@ -213,3 +213,24 @@ def test_lock_table_rows_describe_their_lock(dice):
         assert faces == dm.counts_of(d.value for d in rest.elements()) and left == sum(rest.values())
         assert sets == len(lock) and yellow == any(d.colour == "yellow" for d in locked)
         assert dm.lock_outcome(roll, move) == (lock, tuple(sorted(rest.elements())))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 4))
+def test_simulated_rolls_and_their_direct_path_match_the_engine(seed, players):
+    rng = random.Random(seed)
+    state = GAME.new_game([f"P{i}" for i in range(players)], seed=seed)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        if state.dice_to_roll() is None:
+            state = state.apply(rng.choice(state.legal_moves()))
+            continue
+        twin = random.Random(rng.random())
+        draw_state = twin.getstate()
+        dice = state.random_roll(twin)
+        twin.setstate(draw_state)
+        assert dice == state.dice_to_roll().draw(twin)       # the engine's draw, same calls to rng
+        fast = state.apply_roll(dice)
+        assert fast.to_json() == GameState.apply_roll(state, dice).to_json()
+        state = fast

@@ -1,8 +1,13 @@
 """Dairyman dice arithmetic and advice: sets of ten, the locks a roll allows, exact odds.
 
 The dice functions are pure functions of dice multisets and are cached.  Odds are
-exact: they come from enumerating the multisets of faces a roll can show, weighted by
-how many of the 6**n ordered outcomes give each multiset, never from sampling.
+exact, never sampled: the chance of a set comes from a table counting, for every
+capped count vector, the ordered rolls of n more dice that complete a set (built
+backwards one die at a time); the re-roll values from enumerating the multisets of
+faces n dice can show, weighted by their ordered outcomes (the no-freeze rows ship as
+``dairyman_rerolls.json``).  A roll's locks are walked with its colour-coded counts
+packed into one integer, so taking a set's dice is one subtraction.  Every cache is
+keyed by all the inputs its answer depends on (tests/test_dairyman_fast.py).
 
 The advice ranks moves by expected points this turn: tile points claimed, or the
 backorder penalty on a failure (``fail_points`` in the rules data).  Future re-rolls

@@ -17,7 +17,7 @@ WORST_DAIRYMAN_ROLL = ("white:1 white:2 white:3 white:4 white:5 white:5 white:6 
 # Caches keyed by what a roll shows: emptied before each "cold" call.  The odds tables
 # that only depend on the number of dice are built once per process ("first_ms").
 _ROLL_CACHES = tuple(getattr(dairyman_advice, name) for name in (
-    "_fitting_capped", "_coded_locks", "_lock_table", "_lock_index", "_unpack_faces", "_lock_advice",
+    "_fitting_capped", "_coded_locks", "_lock_index", "_unpack_faces", "_lock_advice",
     "_below", "_best_freeze", "_ability_advice", "reroll_moves", "_reroll_advice"))
 
 

@@ -388,30 +388,34 @@ def _fitting_capped(counts: tuple[int, ...]) -> tuple[_CodedSet, ...]:
 
 
 @lru_cache(maxsize=65536)
-def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple, ...]:
-    """Every lock of the roll ``counts``: (sets, packed faces they use, their dice as text,
-    the same joined for display, whether the yellow die is in one of them).
+def _coded_locks(counts: tuple[int, ...]) -> tuple[tuple[tuple[_CodedSet, ...], ...], tuple[tuple, ...]]:
+    """Every lock of the roll ``counts`` as its sets, and the same locks as :func:`lock_table` rows.
 
     Sets come in :func:`_fitting_sets` order, a later set never before an earlier one.
     """
     fitting = _fitting_sets(counts)
-    locks: list[tuple] = []
+    locks: list[tuple[_CodedSet, ...]] = []
+    rows: list[tuple] = []
 
-    def walk(start: int, available: int, chosen: tuple, faces: int, texts: tuple, shown: str) -> None:
+    def walk(start: int, available: int, chosen: tuple, faces_left: int, texts: tuple, shown: str) -> None:
         for index in range(start, len(fitting)):
             candidate = fitting[index]
             left = available - candidate.packed
             if left & _ALL_GUARDS == _ALL_GUARDS:
                 lock = chosen + (candidate,)
-                used = faces + candidate.packed_faces
+                remaining = faces_left - candidate.packed_faces
                 lock_texts = texts + (candidate.texts,)
                 lock_shown = f"{shown}, {candidate.shown}" if shown else candidate.shown
-                locks.append((lock, used, lock_texts, lock_shown, (everything - left) & _YELLOW_FIELDS != 0))
-                walk(index, left, lock, used, lock_texts, lock_shown)
+                faces, dice_left = _unpack_faces(remaining)
+                locks.append(lock)
+                rows.append((_lock_move(lock_texts), lock_shown, faces, dice_left, len(lock),
+                             (everything - left) & _YELLOW_FIELDS != 0))
+                walk(index, left, lock, remaining, lock_texts, lock_shown)
 
     everything = _packed(counts)
-    walk(0, everything, (), 0, (), "")
-    return tuple(locks)
+    width = len(_CODE_COLOURS)
+    walk(0, everything, (), _pack_faces([sum(counts[f * width:(f + 1) * width]) for f in range(6)]), (), "")
+    return tuple(locks), tuple(rows)
 
 
 def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], ...]:
@@ -419,7 +423,7 @@ def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], .
 
     Locks that differ only by which of two identical dice is used appear once.
     """
-    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock, *_ in _coded_locks(_code_counts(roll)))
+    return tuple(tuple(tuple(_DICE[c] for c in s.codes) for s in lock) for lock in _coded_locks(_code_counts(roll))[0])
 
 
 # -- advice -----------------------------------------------------------------------------
@@ -484,7 +488,7 @@ def lock_text(sets: Sequence[Sequence[Die]], barn: str) -> str:
 
 def lock_table(roll: Sequence[Die]) -> tuple[tuple, ...]:
     """Each lock of ``roll``: (move, sets as text, faces left, dice left, sets, uses the yellow die)."""
-    return _lock_table(_code_counts(roll))
+    return _coded_locks(_code_counts(roll))[1]
 
 
 def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...]] | None:
@@ -503,7 +507,8 @@ def lock_outcome(roll: Sequence[Die], move: Move) -> tuple[tuple, tuple[Die, ...
 
 @lru_cache(maxsize=4096)
 def _lock_index(counts: tuple[int, ...]) -> dict[Move, tuple[_CodedSet, ...]]:
-    return {entry[0]: found[0] for entry, found in zip(_lock_table(counts), _coded_locks(counts))}
+    locks, rows = _coded_locks(counts)
+    return {row[0]: lock for row, lock in zip(rows, locks)}
 
 
 def _lock_move(texts: tuple) -> Move:
@@ -512,17 +517,6 @@ def _lock_move(texts: tuple) -> Move:
     move = object.__new__(Move)
     move.__dict__.update(kind="lock", params=(("sets", texts),))
     return move
-
-
-@lru_cache(maxsize=65536)
-def _lock_table(counts: tuple[int, ...]) -> tuple[tuple, ...]:
-    width = len(_CODE_COLOURS)
-    faces = _pack_faces([counts[f * width] + counts[f * width + 1] + counts[f * width + 2] for f in range(6)])
-    table = []
-    for lock, used, texts, shown, yellow in _coded_locks(counts):
-        left, dice_left = _unpack_faces(faces - used)
-        table.append((_lock_move(texts), shown, left, dice_left, len(lock), yellow))
-    return tuple(table)
 
 
 @lru_cache(maxsize=65536)

@@ -188,7 +188,7 @@ class DairymanState(GameState):
 
     @property
     def locked_sets(self) -> int:
-        return sum(len(barn) for barn in self.barns)
+        return sum(map(len, self.barns))
 
     @property
     def barn_total(self) -> int:

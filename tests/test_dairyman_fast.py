@@ -217,14 +217,17 @@ def test_lock_table_rows_describe_their_lock(dice):
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 4))
-def test_simulated_rolls_and_their_direct_path_match_the_engine(seed, players):
+def test_direct_roll_and_move_paths_match_the_engine(seed, players):
     rng = random.Random(seed)
     state = GAME.new_game([f"P{i}" for i in range(players)], seed=seed)
     for _ in range(60):
         if state.is_terminal():
             break
         if state.dice_to_roll() is None:
-            state = state.apply(rng.choice(state.legal_moves()))
+            move = rng.choice(state.legal_moves())
+            fast = state.apply(move)
+            assert fast.to_json() == GameState.apply(state, move).to_json()
+            state = fast
             continue
         twin = random.Random(rng.random())
         draw_state = twin.getstate()

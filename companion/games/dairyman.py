@@ -301,6 +301,13 @@ class DairymanState(GameState):
                 moves.append(Move("ability", (("tile", t),)))
         return moves
 
+    def apply(self, move: Move) -> DairymanState:
+        """:meth:`GameState.apply`; at a decision node a move naming no player goes straight
+        to the rules (the engine's checks would pass and only copy the move)."""
+        if self.phase in (LOCK, CONTINUE) and move.get("player") is None:
+            return self._apply(move)
+        return super().apply(move)
+
     def _apply(self, move: Move) -> DairymanState:
         handler = {"lock": self._lock, "fail": self._fail, "reroll": self._reroll, "claim": self._claim,
                    "flip": self._flip, "ability": self._ability}.get(move.kind)

@@ -68,7 +68,7 @@ def has_set(counts: tuple[int, ...]) -> bool:
 
 
 def capped(counts: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(min(c, cap) for c, cap in zip(counts, CAPS))
+    return tuple(map(min, counts, CAPS))
 
 
 def _add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -115,7 +115,7 @@ def p_set(kept: tuple[int, ...], n: int) -> Fraction:
     """Exact probability that ``kept`` plus a roll of ``n`` dice holds a set (0 if nothing is rolled)."""
     if n == 0:
         return Fraction(0)
-    return Fraction(set_outcomes(capped(kept), n), 6 ** n)
+    return Fraction(set_outcomes(kept, n), 6 ** n)
 
 
 def best_freeze(counts: tuple[int, ...], tokens: int) -> tuple[Fraction, tuple[int, ...]]:
@@ -372,7 +372,7 @@ _CODE_CAPS = tuple(CAPS[die.value - 1] for die in _DICE)
 def _fitting_sets(counts: tuple[int, ...]) -> tuple[_CodedSet, ...]:
     """Every coded set the roll ``counts`` can form: face patterns, then colours per face."""
     # no set uses more dice of a code than its face's cap, so counts above it change nothing
-    return _fitting_capped(tuple(min(n, cap) for n, cap in zip(counts, _CODE_CAPS)))
+    return _fitting_capped(tuple(map(min, counts, _CODE_CAPS)))
 
 
 @lru_cache(maxsize=65536)

@@ -31,6 +31,7 @@ class ReaderParams:
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # two finds closer than this x die side are one die
+    views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4)
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
     coarse_min_side: float = 32.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
 
@@ -109,15 +110,17 @@ def _find(image: np.ndarray, params: ReaderParams) -> list[tuple[float, float, f
     return finds[: params.max_dice]
 
 
-def _read_values(image: np.ndarray, finds) -> np.ndarray:
-    """Reader probabilities (n, 7): values 1..6 then not-a-die."""
+def _read_values(image: np.ndarray, finds, views: int) -> np.ndarray:
+    """Reader probabilities (n, 7): values 1..6 then not-a-die, averaged over ``views`` quarter turns of each crop."""
     crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
+    batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(views)])
     net = _net(dice_net.READER_FILE)
-    net.setInput(dice_net.normalise(crops))
-    logits = net.forward().reshape(len(finds), dice_net.N_CLASSES)
+    net.setInput(dice_net.normalise(batch))
+    logits = net.forward().reshape(len(batch), dice_net.N_CLASSES)
     logits = logits - logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
-    return probs / probs.sum(axis=1, keepdims=True)
+    probs /= probs.sum(axis=1, keepdims=True)
+    return probs.reshape(views, len(finds), dice_net.N_CLASSES).mean(axis=0)
 
 
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
@@ -133,13 +136,15 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         if unknown:
             raise UserError(f"unknown reader parameter(s): {', '.join(sorted(unknown))}")
         params = ReaderParams(**{**params.__dict__, **overrides})
+    if not 1 <= params.views <= 4:
+        raise UserError(f"views must be 1 to 4, not {params.views}")
     image = as_bgr8(image_bgr)
     palette = palette or default_palette()
     dice: list[DieReading] = []
     if min(image.shape[:2]) >= 16:
         finds = _find(image, params)
         if finds:
-            probs = _read_values(image, finds)
+            probs = _read_values(image, finds, params.views)
             for (cx, cy, side, score), p in zip(finds, probs):
                 if p[dice_net.NOT_A_DIE] > params.not_a_die_threshold:
                     continue

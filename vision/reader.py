@@ -33,7 +33,7 @@ class ReaderParams:
     duplicate_distance: float = 0.5  # two finds closer than this x die side are one die
     views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4)
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
-    coarse_min_side: float = 32.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
+    coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -92,22 +92,23 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
     return finds, scale
 
 
-def _find(image: np.ndarray, params: ReaderParams) -> list[tuple[float, float, float, float]]:
-    """Die centres found in the frame: (x, y, side, score), duplicates merged.
+def _find(image: np.ndarray, params: ReaderParams):
+    """Die centres found in the frame, as (x, y, side, score): (finds, big-die candidates).
 
-    A second, coarser pass finds dice too big for the first one (whose pips it would
-    otherwise take for small dice); its big finds come first and hide finds inside them.
+    The finds come from the finder at full size, duplicates merged.  The candidates come
+    from a second pass at a coarser scale, for dice too big for the first pass (which may
+    take their pips for small dice); read_frame keeps a candidate only if the reader
+    reads it as a die, and then drops the finds inside it.
     """
     fine, _ = _finds_at(image, params.finder_size, params.find_threshold, params.max_dice)
+    finds: list[tuple[float, float, float, float]] = []
+    for cx, cy, side, score in fine:
+        if not any(np.hypot(cx - fx, cy - fy) < params.duplicate_distance * max(side, fs) for fx, fy, fs, _ in finds):
+            finds.append((cx, cy, side, score))
     coarse, scale = _finds_at(image, round(params.finder_size * params.coarse_scale), params.find_threshold,
                               params.max_dice)
     big = [f for f in coarse if f[2] * scale >= params.coarse_min_side]
-    finds: list[tuple[float, float, float, float]] = []
-    for cx, cy, side, score in big + fine:
-        if any(np.hypot(cx - fx, cy - fy) < params.duplicate_distance * max(side, fs) for fx, fy, fs, _ in finds):
-            continue
-        finds.append((cx, cy, side, score))
-    return finds[: params.max_dice]
+    return finds, big
 
 
 def _read_values(image: np.ndarray, finds, views: int) -> np.ndarray:
@@ -142,18 +143,24 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
     palette = palette or default_palette()
     dice: list[DieReading] = []
     if min(image.shape[:2]) >= 16:
-        finds = _find(image, params)
-        if finds:
-            probs = _read_values(image, finds, params.views)
-            for (cx, cy, side, score), p in zip(finds, probs):
-                if p[dice_net.NOT_A_DIE] > params.not_a_die_threshold:
-                    continue
-                best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
-                sure = float(p[best])
-                bbox = (cx - side / 2, cy - side / 2, side, side)
-                colour, _ = palette.classify(die_colour_features(image, bbox))
-                value = best + 1 if sure >= params.value_threshold else None
-                dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4)))
+        finds, big = _find(image, params)
+        read = list(zip(big + finds, _read_values(image, big + finds, params.views))) if finds or big else []
+        big_dice = [(f, p) for f, p in read[: len(big)] if p[dice_net.NOT_A_DIE] <= params.not_a_die_threshold
+                    and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold]
+        kept = []
+        for (cx, cy, side, score), p in big_dice + read[len(big):]:
+            if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
+                continue
+            kept.append(((cx, cy, side, score), p))
+        for (cx, cy, side, score), p in kept:
+            if p[dice_net.NOT_A_DIE] > params.not_a_die_threshold:
+                continue
+            best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
+            sure = float(p[best])
+            bbox = (cx - side / 2, cy - side / 2, side, side)
+            colour, _ = palette.classify(die_colour_features(image, bbox))
+            value = best + 1 if sure >= params.value_threshold else None
+            dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4)))
     return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
 
 

@@ -14,8 +14,9 @@ import random
 import re
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from companion.errors import RuleError, UserError
 
@@ -40,7 +41,7 @@ class Die:
         return {"value": self.value, "colour": self.colour}
 
     @classmethod
-    def from_json(cls, data: Mapping | int) -> "Die":
+    def from_json(cls, data: Mapping | int) -> Die:
         if isinstance(data, int):
             return cls(data)
         try:
@@ -103,7 +104,7 @@ class Move:
     params: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
-    def make(cls, kind: str, **params: Any) -> "Move":
+    def make(cls, kind: str, **params: Any) -> Move:
         return cls(kind, tuple(sorted((k, _freeze(v)) for k, v in params.items())))
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -118,14 +119,14 @@ class Move:
                 return value
         raise KeyError(key)
 
-    def without(self, *keys: str) -> "Move":
+    def without(self, *keys: str) -> Move:
         return Move(self.kind, tuple(p for p in self.params if p[0] not in keys))
 
     def to_json(self) -> dict:
         return {"kind": self.kind, **{k: _thaw(v) for k, v in self.params}}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Move":
+    def from_json(cls, data: Mapping) -> Move:
         if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
             raise UserError(f"a move is an object with a 'kind', not {data!r}")
         params = {k: v for k, v in data.items() if k != "kind"}
@@ -231,7 +232,7 @@ class Suggestion:
 class GameState(ABC):
     """An immutable game position.  Subclasses implement the abstract methods."""
 
-    game: "Game"
+    game: Game
     players: tuple[str, ...]
 
     # -- whose turn, what now ---------------------------------------------------------
@@ -255,7 +256,7 @@ class GameState(ABC):
 
     # -- transitions ------------------------------------------------------------------
     @abstractmethod
-    def _apply_roll(self, dice: tuple[Die, ...]) -> "GameState":
+    def _apply_roll(self, dice: tuple[Die, ...]) -> GameState:
         """Game-specific part of :meth:`apply_roll`; ``dice`` already match the request."""
 
     @abstractmethod
@@ -263,10 +264,10 @@ class GameState(ABC):
         """Every legal move at this decision node (empty at a chance node or the end)."""
 
     @abstractmethod
-    def _apply(self, move: Move) -> "GameState":
+    def _apply(self, move: Move) -> GameState:
         """Game-specific part of :meth:`apply`: validate ``move`` and return the next state."""
 
-    def apply_roll(self, dice: Sequence[Die]) -> "GameState":
+    def apply_roll(self, dice: Sequence[Die]) -> GameState:
         """Supply the outcome of the roll asked for by :meth:`dice_to_roll`."""
         if self.is_terminal():
             raise RuleError("game over", "the game is over: no more rolls")
@@ -277,7 +278,7 @@ class GameState(ABC):
         request.check(dice)
         return self._apply_roll(dice)
 
-    def apply(self, move: Move) -> "GameState":
+    def apply(self, move: Move) -> GameState:
         """Play ``move`` for the current player and return the next state."""
         if self.is_terminal():
             raise RuleError("game over", "the game is over: no more moves")
@@ -388,6 +389,15 @@ class Game(ABC):
 
         Moves that differ only by which of two identical dice is used appear once.
         """
+
+    def best_move(self, state: GameState) -> Move | None:
+        """The top suggestion's move, None if there is none.
+
+        Games may override it to find the same move without building every suggestion
+        (simulation asks for it at every decision).
+        """
+        suggestions = self.advise(state)
+        return suggestions[0].move if suggestions else None
 
     def describe(self) -> dict:
         """The game's rules data for displays and ``companion games``."""

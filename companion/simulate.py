@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.engine import Game, GameState, Move
+from companion.engine import Game, GameState
 
 MAX_STEPS = 50_000
 """A game still running after this many rolls and moves is a bug in its rules engine."""
@@ -16,19 +16,6 @@ MAX_STEPS = 50_000
 
 class SimulationError(RuntimeError):
     """A game that cannot go on: no advice at a decision node, or no end in sight."""
-
-
-def top_move(game: Game, state: GameState) -> Move | None:
-    """The move of the game's top suggestion, None if it has none.
-
-    A game may define ``best_move(state)`` giving the same move without building every
-    suggestion; otherwise the full advice is asked.
-    """
-    best_move = getattr(game, "best_move", None)
-    if best_move is not None:
-        return best_move(state)
-    suggestions = game.advise(state)
-    return suggestions[0].move if suggestions else None
 
 
 def play_game(game: Game, players: Sequence[str], seed: int,
@@ -46,7 +33,7 @@ def play_game(game: Game, players: Sequence[str], seed: int,
             state = state.apply_roll(state.random_roll(rng))
             rolls += 1
         else:
-            move = top_move(game, state)
+            move = game.best_move(state)
             if move is None:
                 raise SimulationError(f"{game.name} seed {seed}: no legal move in phase {state.phase!r}")
             state = state.apply(move)

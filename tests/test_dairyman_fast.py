@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from companion.engine import Die, GameState
 from companion.games import dairyman, get_game
 from companion.games import dairyman_advice as dm
-from companion.simulate import top_move
 
 GAME = get_game("dairyman")
 
@@ -136,7 +135,7 @@ def test_simulated_games_play_the_top_suggestion():
             if state.dice_to_roll() is not None:
                 state = state.apply_roll(state.random_roll(rng))
                 continue
-            move = top_move(GAME, state)
+            move = GAME.best_move(state)
             assert move == GAME.advise(state)[0].move
             state = state.apply(move)
 

@@ -2,7 +2,8 @@
 import random
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.engine import DiceRequest, Die, Move, Option, parse_dice
 from companion.errors import RuleError, UserError

@@ -35,9 +35,10 @@ def machine() -> dict:
 
 def _cpu_model() -> str:
     try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.lower().startswith(("model name", "model")):
-                return line.split(":", 1)[1].strip()
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.lower().startswith(("model name", "model")):
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
     return platform.processor() or "unknown"

@@ -85,7 +85,7 @@ def synthetic(frames: int = 1000, seed: int = 0) -> dict:
         kwargs = {"touching": 0.3, "glare": 0.3, "coloured_pips": 0.3} if i % 2 else {}
         image, truth = synth.random_scene(seed + i, **kwargs)
         reading = read_frame(image)
-        found = _match(truth, reading.dice)
+        found = match_truth(truth, reading.dice)
         dice_total += len(truth)
         dice_right += found
         right += found == len(truth) == len(reading.dice)
@@ -93,7 +93,7 @@ def synthetic(frames: int = 1000, seed: int = 0) -> dict:
             "seconds": round(time.perf_counter() - start, 1)}
 
 
-def _match(truth, dice) -> int:
+def match_truth(truth, dice) -> int:
     """How many true dice have a distinct reading within half a side of their centre with the right value."""
     used: set[int] = set()
     right = 0

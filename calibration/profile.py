@@ -110,6 +110,12 @@ class Profile:
         """A camera frame as the reader should see it: flattened to the tray, then white-balanced."""
         return self.white_balance.correct(self.tray.flatten(frame))
 
+    def read(self, frame: np.ndarray):
+        """Read ``frame`` white-balanced and with this palette, keeping the frame's own pixel coordinates."""
+        from vision.reader import as_bgr8, read_frame
+
+        return read_frame(self.white_balance.correct(as_bgr8(frame)), palette=self.palette)
+
 
 # -- paths ------------------------------------------------------------------------------
 

@@ -11,9 +11,10 @@ from companion.engine import DiceRequest
 from companion.games import get_game
 from hardware import camera as camera_module
 from hardware.camera import CameraError, ReplayCamera, SimCamera, UsbCamera, open_camera
+from vision.public_sets import datasets_dir
 from vision.synth import DIE_COLOURS
 
-BYLER = Path("/work/shared/datasets/byler_d6/images")
+BYLER = datasets_dir() / "byler_d6" / "images"
 
 
 def _photos(tmp_path, n=3):

@@ -2,7 +2,6 @@
 import json
 import shutil
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -10,10 +9,11 @@ from companion.bench_camera import matches_truth
 from companion.cli import main
 from companion.commands.watch import camera_frames, camera_readings, settled_readings
 from hardware.camera import SimCamera
+from vision.public_sets import datasets_dir
 from vision.settle import DEFAULT_SETTLE
 from vision.types import DieReading, Reading
 
-BYLER = Path("/work/shared/datasets/byler_d6/images")
+BYLER = datasets_dir() / "byler_d6" / "images"
 
 
 def _truth_reader(camera):
@@ -87,6 +87,25 @@ def test_replay_readings_equal_reading_the_files(photos):
     assert [_dice(r) for r in replayed] == [_dice(d) for d in direct]
 
 
+def test_read_command_through_a_replay_camera_equals_reading_the_files(photos, capsys):
+    files = sorted(photos.iterdir())
+    assert main(["read", "--json", *map(str, files)]) == 0
+    direct = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert main(["read", "--json", "--camera", f"replay:{photos}"]) == 0
+    replayed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(direct) == len(replayed) == len(files)
+    assert [r["image"] for r in replayed] == [d["image"] for d in direct]
+    assert [_dice(r) for r in replayed] == [_dice(d) for d in direct]
+    assert any(d["dice"] for d in direct)
+
+
+def test_read_command_wants_files_or_a_camera_not_both(photos, capsys):
+    assert main(["read", "--json"]) == 2
+    assert main(["read", str(next(photos.iterdir())), "--camera", f"replay:{photos}"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and all(e.startswith("companion: ") for e in errors)
+
+
 def test_watch_on_a_replay_folder_reads_each_photo_once_settled(photos, capsys):
     from vision.reader import read_file
 
@@ -125,3 +144,38 @@ def test_watch_on_a_missing_usb_camera_is_a_one_line_error(capsys):
     assert main(["watch", "--camera", "usb:7", "--rolls", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "not found" in err
+
+
+def test_read_with_a_tray_white_balanced_profile_undoes_a_lamp_cast(photos, tmp_path, capsys):
+    """A warm lamp turns the photos orange; the profile's tray white balance gives back the colours."""
+    import cv2
+    import numpy as np
+
+    from calibration.profile import Profile, save_profile
+    from calibration.white_balance import WhiteBalance, background_colour, neutral_reference
+
+    originals = sorted(photos.iterdir())
+    cast_dir = tmp_path / "warm"
+    cast_dir.mkdir()
+    for path in originals:
+        image = cv2.imread(str(path)).astype(np.float32) * np.array([0.55, 0.8, 1.0], np.float32)
+        cv2.imwrite(str(cast_dir / path.name), np.clip(image, 0, 255).astype(np.uint8))
+    reference = neutral_reference(background_colour(cv2.imread(str(originals[0]))))
+    profile = save_profile(Profile(white_balance=WhiteBalance("tray", reference_bgr=reference)),
+                           tmp_path / "profile.toml")
+
+    def colours(*args):
+        assert main(["read", "--json", *args]) == 0
+        lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        return [[d["colour"] for d in sorted(line["dice"], key=lambda d: d["center"])] for line in lines]
+
+    truth = colours(*map(str, originals))
+    balanced = colours("--profile", str(profile), *map(str, sorted(cast_dir.iterdir())))
+    unbalanced = colours(*map(str, sorted(cast_dir.iterdir())))
+
+    def agreement(other):
+        pairs = [(a, b) for t, o in zip(truth, other) if len(t) == len(o) for a, b in zip(t, o)]
+        return sum(a == b for a, b in pairs) / max(len(pairs), 1)
+
+    assert agreement(balanced) >= 0.9
+    assert agreement(unbalanced) < agreement(balanced)

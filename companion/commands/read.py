@@ -3,17 +3,24 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from companion.errors import UserError
+from vision.types import Reading
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("read", help="read the dice in photos",
                                    description="Read every die's value and colour in each image.")
-    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    parser.add_argument("images", nargs="*", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    parser.add_argument("--camera", metavar="SPEC",
+                        help="read camera frames instead of files: replay:DIR|VIDEO, sim, usb[:N], pi")
+    parser.add_argument("--frames", type=int, metavar="N",
+                        help="with --camera: how many frames (default: every image of a replay folder)")
     parser.add_argument("--json", action="store_true", help="one JSON line per image (the score_dice.py format)")
     parser.add_argument("--annotate", metavar="DIR", type=Path, help="write each image with the dice outlined to DIR")
     parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
@@ -21,15 +28,36 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def load_palette(profile: Path | None):
-    """The calibration profile's palette, or None for the default palette."""
-    if profile is None:
+def load_profile_option(path: Path | None):
+    """The calibration profile given with ``--profile``, or None for the reader's defaults."""
+    if path is None:
         return None
     try:
         from calibration.profile import load_profile
     except ImportError:
         raise UserError("calibration profiles are not available in this installation") from None
-    return load_profile(profile).palette
+    return load_profile(path)
+
+
+def frame_reader(profile) -> Callable[[np.ndarray], Reading]:
+    """The reader, white-balanced and with the palette of ``profile`` when there is one."""
+    from vision.reader import read_frame
+
+    return profile.read if profile is not None else read_frame
+
+
+def file_readings(paths, read: Callable[[np.ndarray], Reading]) -> Iterator[Reading]:
+    """A reading per image file; an unreadable file gives a Reading with ``error`` set."""
+    from vision.reader import load_image
+
+    for path in paths:
+        try:
+            frame = load_image(path)
+        except UserError as exc:
+            yield Reading(image=str(path), error=str(exc))
+            continue
+        reading = read(frame)
+        yield Reading(reading.dice, reading.ms, image=str(path))
 
 
 def describe(reading) -> str:
@@ -61,9 +89,13 @@ def annotate(image, reading):
 
 
 def run(args) -> int:
-    from vision.reader import load_image, read_images
+    from vision.reader import load_image
 
-    palette = load_palette(args.profile)
+    if bool(args.images) == bool(args.camera):
+        raise UserError("give image files or --camera SPEC (one of the two)")
+    if args.frames is not None and (not args.camera or args.frames < 1):
+        raise UserError("--frames needs --camera and at least 1")
+    read = frame_reader(load_profile_option(args.profile))
     if args.threads is not None:
         if args.threads < 1:
             raise UserError("--threads must be at least 1")
@@ -73,8 +105,16 @@ def run(args) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"cannot create {args.annotate}: {exc.strerror or exc}") from None
+    if args.camera:
+        from companion.commands.watch import camera_readings
+
+        if args.annotate and not args.camera.startswith("replay:"):
+            raise UserError("--annotate with --camera needs a replay: source (the frames are files)")
+        readings = camera_readings(args.camera, read=read, limit=args.frames)
+    else:
+        readings = file_readings(args.images, read)
     failed = 0
-    for reading in read_images(args.images, palette):
+    for reading in readings:
         if reading.error:
             failed += 1
             print(f"companion: {reading.error}", file=sys.stderr)

@@ -45,25 +45,17 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _load_profile(path: Path | None):
-    """The calibration profile at ``path``, or None for the reader's defaults."""
-    if path is None:
-        return None
-    try:
-        from calibration.profile import load_profile
-    except ImportError:
-        raise UserError("calibration profiles are not available in this installation") from None
-    return load_profile(path)
-
-
-def camera_readings(spec: str, *, palette=None, limit: int | None = None, **camera_options) -> Iterator[Reading]:
+def camera_readings(spec: str, *, read: Callable[[np.ndarray], Reading] | None = None, limit: int | None = None,
+                    **camera_options) -> Iterator[Reading]:
     """A reading of every frame of camera ``spec``, without settling; for ``replay:DIR`` one per image.
 
-    ``limit`` caps the number of frames (default: all images of a replay folder, else no cap).
+    ``read`` reads one frame (default: the reader with its default palette); ``limit`` caps
+    the number of frames (default: all images of a replay folder, else no cap).
     Each reading's ``image`` names the frame (the file when replaying).  ``camera_options``
     go to :func:`~hardware.camera.open_camera`.
     """
-    from vision.reader import read_frame
+    if read is None:
+        from vision.reader import read_frame as read
 
     with open_camera(spec, **camera_options) as camera:
         if limit is None and isinstance(camera, ReplayCamera) and camera.images:
@@ -72,7 +64,7 @@ def camera_readings(spec: str, *, palette=None, limit: int | None = None, **came
         while limit is None or n < limit:
             frame = camera.read()
             n += 1
-            reading = read_frame(frame, palette=palette)
+            reading = read(frame)
             yield Reading(reading.dice, reading.ms, image=camera.frame_name or f"{spec}#{n}")
 
 
@@ -184,16 +176,16 @@ def _line(reading: Reading, settle_ms: float | None, truth, as_json: bool) -> st
 
 
 def run(args) -> int:
-    from vision.reader import read_frame
+    from companion.commands.read import frame_reader, load_profile_option
 
     if args.rolls is not None and args.rolls < 1:
         raise UserError("--rolls must be at least 1")
     spec = args.camera or default_spec()
-    profile = _load_profile(args.profile)
-    palette = profile.palette if profile is not None else None
+    profile = load_profile_option(args.profile)
+    read = frame_reader(profile)
     if args.frames:
         options = {"controls": profile.camera} if profile is not None and spec.split(":")[0] == "pi" else {}
-        for reading in camera_readings(spec, palette=palette, limit=args.rolls, **options):
+        for reading in camera_readings(spec, read=read, limit=args.rolls, **options):
             print(_line(reading, None, None, args.json), flush=True)
         return 0
     kind = spec.split(":")[0]
@@ -201,7 +193,7 @@ def run(args) -> int:
     frames = _live_frames(spec, args, profile) if live else camera_frames(_open(spec, args, profile))
     # A real tray that is empty is not news; a simulated throw or a replayed photo always is.
     settings = replace(DEFAULT_SETTLE, report_empty=kind in ("sim", "replay"))
-    for reading, settle_ms, truth in settled_readings(frames, lambda f: read_frame(f, palette=palette),
+    for reading, settle_ms, truth in settled_readings(frames, read,
                                                       rolls=args.rolls, settings=settings):
         print(_line(reading, settle_ms, truth, args.json), flush=True)
     return 0

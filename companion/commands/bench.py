@@ -34,14 +34,14 @@ def machine() -> dict:
 
 
 def _cpu_model() -> str:
+    """The CPU's name from /proc/cpuinfo ("model name" on a PC, "Model" on a Raspberry Pi)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.lower().startswith(("model name", "model")):
-                    return line.split(":", 1)[1].strip()
+            fields = dict(line.split(":", 1) for line in cpuinfo if ":" in line)
     except OSError:
-        pass
-    return platform.processor() or "unknown"
+        fields = {}
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    return fields.get("model name") or fields.get("Model") or platform.processor() or "unknown"
 
 
 def run(args) -> int:

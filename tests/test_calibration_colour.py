@@ -143,11 +143,12 @@ def test_bad_manifest_is_one_line(tmp_path):
 
 def test_the_read_command_gets_the_profile_palette(tmp_path):
     from calibration.profile import Profile, save_profile
-    from companion.commands.read import load_palette
+    from companion.commands.read import load_profile_option
 
     palette = learn_palette(blobs(CENTRES, 12, 2.0, seed=7))
     path = save_profile(Profile(palette=palette), tmp_path / "p.toml")
-    assert load_palette(path) == palette
+    assert load_profile_option(path).palette == palette
+    assert load_profile_option(None) is None
 
 
 @needs_photos

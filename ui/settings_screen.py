@@ -14,7 +14,7 @@ from kivy.uix.textinput import TextInput
 
 from companion.errors import CompanionError
 from companion.games import all_games
-from ui.start_screen import ROW_HEIGHT, option_editor
+from ui.start_screen import ROW_HEIGHT, option_row
 
 CAMERA_CHOICES = ("sim", "usb:0", "pi")
 
@@ -66,14 +66,7 @@ class SettingsScreen(Screen):
         self._options_game = game
         saved = App.get_running_app().preferences.game_options(game.name)
         for option in game.options:
-            row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-            label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]: {option.description}", markup=True,
-                          font_size="13sp", halign="left", valign="top", max_lines=3)
-            label.bind(size=lambda w, s: setattr(w, "text_size", s))
-            row.add_widget(label)
-            editor, read = option_editor(option, saved.get(option.name, option.default))
-            row.add_widget(editor)
-            self._option_readers[option.name] = read
+            row, self._option_readers[option.name] = option_row(option, saved.get(option.name, option.default))
             box.add_widget(row)
 
     def save(self) -> bool:

@@ -50,6 +50,18 @@ def option_editor(option: Option, value) -> tuple:
     return widget, lambda: widget.text
 
 
+def option_row(option: Option, value) -> tuple:
+    """A row with the option's name, its description and its editor; and the editor's reader."""
+    row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
+    label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]: {option.description}", markup=True,
+                  font_size="13sp", halign="left", valign="top", max_lines=3)
+    label.bind(size=lambda w, s: setattr(w, "text_size", s))
+    row.add_widget(label)
+    editor, read = option_editor(option, value)
+    row.add_widget(editor)
+    return row, read
+
+
 class StartScreen(Screen):
     game_titles = ListProperty([])
     game_name = StringProperty("")
@@ -153,14 +165,7 @@ class StartScreen(Screen):
         for option in self.game.options:
             if option is colours:
                 continue
-            row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-            label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]: {option.description}", markup=True,
-                          font_size="13sp", halign="left", valign="top", max_lines=3)
-            label.bind(size=lambda w, s: setattr(w, "text_size", s))
-            row.add_widget(label)
-            editor, read = option_editor(option, saved.get(option.name, option.default))
-            row.add_widget(editor)
-            self._option_readers[option.name] = read
+            row, self._option_readers[option.name] = option_row(option, saved.get(option.name, option.default))
             box.add_widget(row)
         if not self.game.options:
             box.add_widget(Label(text="no rules options", size_hint_y=None, height=ROW_HEIGHT, font_size="18sp"))

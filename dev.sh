@@ -12,8 +12,7 @@ action=${1:-start}
 on_pi() { grep -qi 'raspberry pi' /proc/device-tree/model 2>/dev/null; }
 
 apt_packages=(python3 python3-venv python3-pip python3-dev
-              libgl1 libegl1 libgles2 libmtdev1 libgl1-mesa-dri xclip xsel
-              xvfb xauth)
+              libgl1 libegl1 libgles2 libmtdev1 libgl1-mesa-dri xclip xsel)
 if on_pi; then
     apt_packages+=(python3-picamera2 python3-libcamera python3-lgpio python3-gpiozero)
 fi

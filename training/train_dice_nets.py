@@ -38,6 +38,7 @@ PIP_BOX_TO_SIDE = {1: 2.1, 2: 1.45, 3: 1.35, 4: 1.3, 5: 1.35, 6: 1.2}
 SYNTH_FRAMES = 400
 READER_BATCH = 64
 HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on photos where it does
+FINDER_VIEW_SHARE = 0.3  # reader samples cropped where the finder put a labelled die, on real photos
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
 CHECKPOINTS = REPO / "training" / "checkpoints"  # torch weights, to resume training (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
@@ -49,22 +50,32 @@ class Photo:
     dice: list[tuple[float, float, float, int]]  # centre x, centre y, side, value
     source: str
     hard_negatives: list[tuple[float, float, float]] = field(default_factory=list)  # finder finds on no die
+    finder_views: list[tuple[float, float, float, int]] = field(default_factory=list)  # finder finds on a die, its value
 
 
-def mine_hard_negatives(photos: list[Photo], threshold: float = 0.2) -> int:
-    """Record where the current finder model sees a die that is not there (side faces, stickers, walls)."""
+def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int, int]:
+    """Run the current finder model on the real training photos and record its finds as the reader will get
+    them: on no die (hard negatives: side faces, stickers, walls) and on a labelled die (its centre and size
+    as the finder sees them, with the die's value), so the reader learns the finder's own crops.
+    Returns (hard negatives, finder views)."""
     from vision.reader import ReaderParams, _find
 
     params = ReaderParams(find_threshold=threshold)
-    count = 0
+    negatives = views = 0
     for photo in photos:
         if photo.source == "synth":
             continue
-        for x, y, side, _ in _find(photo.image, params):
-            if all(math.hypot(x - dx, y - dy) > max(0.5 * ds, 20.0) for dx, dy, ds, _ in photo.dice):
+        finds, big = _find(photo.image, params)
+        for x, y, side, _ in finds + big:
+            near = [(math.hypot(x - dx, y - dy), dx, dy, ds, value) for dx, dy, ds, value in photo.dice]
+            nearest = min(near, default=None)
+            if nearest is None or nearest[0] > max(0.5 * nearest[3], 20.0):
                 photo.hard_negatives.append((x, y, side))
-                count += 1
-    return count
+                negatives += 1
+            elif nearest[0] < 0.25 * nearest[3] and 0.6 < side / nearest[3] < 1.6:
+                photo.finder_views.append((x, y, side, nearest[4]))
+                views += 1
+    return negatives, views
 
 
 def load_photos() -> list[Photo]:
@@ -250,6 +261,11 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
         side *= math.exp(rng.uniform(-0.15, 0.15))
         crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side, angle)
         return colour_jitter(rng, crop), dice_net.NOT_A_DIE
+    if photo.finder_views and rng.random() < FINDER_VIEW_SHARE:
+        x, y, side, value = photo.finder_views[rng.integers(len(photo.finder_views))]
+        side *= math.exp(rng.uniform(-0.08, 0.08))
+        crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.03 * side), y + rng.normal(0, 0.03 * side)), side, angle)
+        return colour_jitter(rng, crop), value - 1
     if photo.dice and rng.random() < 0.8:
         x, y, side, value = photo.dice[rng.integers(len(photo.dice))]
         if rng.random() < 0.85:
@@ -383,8 +399,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--resume", action="store_true", help="start from training/checkpoints/*.pt")
     ap.add_argument("--lr-scale", type=float, default=1.0, help="multiply the learning rates (e.g. 0.3 to fine-tune)")
+    ap.add_argument("--out-dir", type=Path, default=dice_net.MODEL_DIR, help="where the ONNX files are written")
     ap.add_argument("--hard-negatives", action="store_true",
-                    help="teach the reader the current finder model's false finds on the training photos")
+                    help="teach the reader the current finder model's finds on the training photos: false ones as "
+                         "not-a-die, those on a die as its value")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -395,13 +413,14 @@ def main() -> None:
     if a.only != "reader":
         finder = train_finder(photos, a.finder_minutes, rng, a.resume, a.lr_scale)
         save_checkpoint(finder, "finder")
-        export(finder, dice_net.FINDER_FILE, torch.zeros(1, 3, 256, 256), dynamic_size=True)
+        export(finder, a.out_dir / dice_net.FINDER_FILE.name, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
-        print(f"{mine_hard_negatives(photos)} hard negatives from the finder model")
+        negatives, views = mine_finder_finds(photos)
+        print(f"{negatives} hard negatives and {views} die crops from the finder model")
     if a.only != "finder":
         reader = train_reader(photos, a.reader_minutes, rng, a.resume, a.lr_scale)
         save_checkpoint(reader, "reader")
-        export(reader, dice_net.READER_FILE, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
+        export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
                dynamic_size=False)
 
 

@@ -116,8 +116,6 @@ def test_watch_on_a_replay_folder_reads_each_photo_once_settled(photos, capsys):
     assert [_dice(x) for x in lines] == [_dice(read_file(p).to_json()) for p in files]
 
 
-@pytest.mark.xfail(reason="reader v6 reads 85 of 100 seeded sim rolls right (finder size errors, big dice); "
-                          "drop this mark once the reader reads them all (issue 3)", strict=False)
 def test_watch_on_a_seeded_sim_reads_100_rolls_as_drawn():
     """Needs the real reader to read synthetic frames right; stops at the first wrong roll."""
     from vision.reader import read_frame

@@ -39,8 +39,9 @@ SYNTH_FRAMES = 400
 READER_BATCH = 64
 HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on photos where it does
 FINDER_VIEW_SHARE = 0.3  # reader samples cropped where the finder put a labelled die, on real photos
+MISREAD_SHARE = 0.15  # reader samples drawn from the finder's die crops that the current reader misreads
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
-CHECKPOINTS = REPO / "training" / "checkpoints"  # torch weights, to resume training (not committed)
+CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights and cached trays (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
 
 
@@ -54,7 +55,7 @@ class Photo:
 
 
 def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int, int]:
-    """Run the current finder model on the real training photos and record its finds as the reader will get
+    """Run the current finder model on the training photos and trays and record its finds as the reader will get
     them: on no die (hard negatives: side faces, stickers, walls) and on a labelled die (its centre and size
     as the finder sees them, with the die's value), so the reader learns the finder's own crops.
     Returns (hard negatives, finder views)."""
@@ -63,8 +64,6 @@ def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int,
     params = ReaderParams(find_threshold=threshold)
     negatives = views = 0
     for photo in photos:
-        if photo.source == "synth":
-            continue
         finds, big = _find(photo.image, params)
         for x, y, side, _ in finds + big:
             near = [(math.hypot(x - dx, y - dy), dx, dy, ds, value) for dx, dy, ds, value in photo.dice]
@@ -76,6 +75,24 @@ def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int,
                 photo.finder_views.append((x, y, side, nearest[4]))
                 views += 1
     return negatives, views
+
+
+def mine_misreads(photos: list[Photo]) -> list[tuple[Photo, tuple[float, float, float, int]]]:
+    """The finder's die crops (from :func:`mine_finder_finds`) that the current reader model reads wrong or
+    not at all, so that training can return to them more often than to the many it already reads."""
+    from vision.reader import DEFAULT_PARAMS, _read_values
+
+    misreads = []
+    for photo in photos:
+        if not photo.finder_views:
+            continue
+        probs = _read_values(photo.image, [(x, y, side, 1.0) for x, y, side, _ in photo.finder_views],
+                             DEFAULT_PARAMS.views)
+        for view, p in zip(photo.finder_views, probs):
+            best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
+            if best != view[3] - 1 or p[best] < DEFAULT_PARAMS.value_threshold:
+                misreads.append((photo, view))
+    return misreads
 
 
 def load_photos() -> list[Photo]:
@@ -108,9 +125,9 @@ def load_photos() -> list[Photo]:
     return photos
 
 
-def synthetic_photos(count: int) -> list[Photo]:
-    """``count`` synthetic trays (hard cases mixed in), cached in CHECKPOINTS between runs."""
-    cache = CHECKPOINTS / f"synth_{count}.pkl"
+def synthetic_photos(count: int, cache_dir: Path) -> list[Photo]:
+    """``count`` synthetic trays (hard cases mixed in), cached in ``cache_dir`` between runs."""
+    cache = cache_dir / f"synth_{count}.pkl"
     if cache.exists():
         with cache.open("rb") as fh:
             return [Photo(p.image, p.dice, p.source) for p in pickle.load(fh)]
@@ -119,10 +136,10 @@ def synthetic_photos(count: int) -> list[Photo]:
         rng = np.random.default_rng(i)
         kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
                       "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5))}
-        size = [(640, 480), (640, 640), (1280, 720)][i % 3]
+        size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
         image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
         photos.append(Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth"))
-    CHECKPOINTS.mkdir(exist_ok=True)
+    cache_dir.mkdir(parents=True, exist_ok=True)
     with cache.open("wb") as fh:
         pickle.dump(photos, fh)
     return photos
@@ -200,7 +217,7 @@ def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 def finder_sample(rng: np.random.Generator, photo: Photo, out: int = 256):
     """A random square window of the photo at a random scale, with its targets on the 1/4 grid."""
     rows, cols = photo.image.shape[:2]
-    scale = dice_net.FINDER_SIZE / max(rows, cols) * math.exp(rng.uniform(math.log(0.6), math.log(1.6)))
+    scale = dice_net.FINDER_SIZE / max(rows, cols) * math.exp(rng.uniform(math.log(0.5), math.log(1.8)))
     angle = rng.choice([0, 90, 180, 270]) + (rng.uniform(-20, 20) if rng.random() < 0.5 else 0)
     if photo.dice and rng.random() < 0.7:
         cx, cy = photo.dice[rng.integers(len(photo.dice))][:2]
@@ -249,6 +266,15 @@ def drawn_face_sample(rng: np.random.Generator, photo: Photo):
     return pip_faces.draw_face(rng, layouts[rng.integers(len(layouts))], patch), value - 1
 
 
+def finder_view_sample(rng: np.random.Generator, photo: Photo, view: tuple[float, float, float, int]):
+    """The crop the finder gave of a die, slightly moved, scaled and turned, with the die's value."""
+    x, y, side, value = view
+    side *= math.exp(rng.uniform(-0.08, 0.08))
+    crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.03 * side), y + rng.normal(0, 0.03 * side)), side,
+                             rng.uniform(0, 360))
+    return colour_jitter(rng, crop), value - 1
+
+
 def reader_sample(rng: np.random.Generator, photo: Photo):
     """A crop around a die (its value) or around no die (not-a-die), as the finder would hand it over."""
     rows, cols = photo.image.shape[:2]
@@ -262,21 +288,19 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
         crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side, angle)
         return colour_jitter(rng, crop), dice_net.NOT_A_DIE
     if photo.finder_views and rng.random() < FINDER_VIEW_SHARE:
-        x, y, side, value = photo.finder_views[rng.integers(len(photo.finder_views))]
-        side *= math.exp(rng.uniform(-0.08, 0.08))
-        crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.03 * side), y + rng.normal(0, 0.03 * side)), side, angle)
-        return colour_jitter(rng, crop), value - 1
+        return finder_view_sample(rng, photo, photo.finder_views[rng.integers(len(photo.finder_views))])
     if photo.dice and rng.random() < 0.8:
         x, y, side, value = photo.dice[rng.integers(len(photo.dice))]
-        if rng.random() < 0.85:
-            shift = rng.uniform(0, 0.12) * side
-            label = value - 1
-        else:
-            shift = rng.uniform(0.6, 1.0) * side
-            label = dice_net.NOT_A_DIE
+        odds = rng.random()
+        if odds < 0.85:
+            shift, scale, label = rng.uniform(0, 0.12) * side, math.exp(rng.uniform(-0.18, 0.18)), value - 1
+        elif odds < 0.93:  # beside the die
+            shift, scale, label = rng.uniform(0.6, 1.0) * side, math.exp(rng.uniform(-0.18, 0.18)), dice_net.NOT_A_DIE
+        else:  # a pip or two of a big die, as a finder looking for small dice may take it
+            shift, scale, label = rng.uniform(0.15, 0.35) * side, rng.uniform(0.25, 0.45), dice_net.NOT_A_DIE
         theta = rng.uniform(0, 2 * math.pi)
         cx, cy = x + shift * math.cos(theta), y + shift * math.sin(theta)
-        side *= math.exp(rng.uniform(-0.18, 0.18))
+        side *= scale
     else:
         sides = [d[2] for d in photo.dice] or [rng.uniform(25, 120)]
         side = float(np.median(sides)) * math.exp(rng.uniform(-0.3, 0.3))
@@ -309,22 +333,21 @@ def weighted_choice(rng: np.random.Generator, photos: list[Photo], weights: dict
     return photos[rng.choice(len(photos), p=w / w.sum())]
 
 
-def resumed(net: nn.Module, name: str, resume: bool) -> nn.Module:
-    path = CHECKPOINTS / f"{name}.pt"
+def resumed(net: nn.Module, path: Path, resume: bool) -> nn.Module:
     if resume and path.exists():
         net.load_state_dict(torch.load(path))
         print(f"resuming from {path}")
     return net
 
 
-def save_checkpoint(net: nn.Module, name: str) -> None:
-    CHECKPOINTS.mkdir(exist_ok=True)
-    torch.save(net.state_dict(), CHECKPOINTS / f"{name}.pt")
+def save_checkpoint(net: nn.Module, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), path)
 
 
-def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False,
-                 lr_scale: float = 1.0) -> Finder:
-    net = resumed(Finder(), "finder", resume)
+def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
+                 resume: bool = False, lr_scale: float = 1.0) -> Finder:
+    net = resumed(Finder(), checkpoint, resume)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6}
     start, step = time.time(), 0
@@ -352,9 +375,9 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     return net
 
 
-def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, resume: bool = False,
-                 lr_scale: float = 1.0) -> Reader:
-    net = resumed(Reader(), "reader", resume)
+def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
+                 resume: bool = False, lr_scale: float = 1.0, misreads=()) -> Reader:
+    net = resumed(Reader(), checkpoint, resume)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
     start, step = time.time(), 0
@@ -365,6 +388,9 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
             group["lr"] = lr_scale * 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         samples = []
         while len(samples) < READER_BATCH:
+            if misreads and rng.random() < MISREAD_SHARE:
+                samples.append(finder_view_sample(rng, *misreads[rng.integers(len(misreads))]))
+                continue
             s = reader_sample(rng, weighted_choice(rng, photos, weights))
             if s is not None:
                 samples.append(s)
@@ -397,29 +423,36 @@ def main() -> None:
     ap.add_argument("--only", choices=["finder", "reader"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--resume", action="store_true", help="start from training/checkpoints/*.pt")
+    ap.add_argument("--checkpoint-dir", type=Path, default=CHECKPOINTS,
+                    help="where torch weights are kept (to resume) and synthetic trays cached")
+    ap.add_argument("--resume", action="store_true", help="start from the checkpoint directory's *.pt")
     ap.add_argument("--lr-scale", type=float, default=1.0, help="multiply the learning rates (e.g. 0.3 to fine-tune)")
     ap.add_argument("--out-dir", type=Path, default=dice_net.MODEL_DIR, help="where the ONNX files are written")
     ap.add_argument("--hard-negatives", action="store_true",
                     help="teach the reader the current finder model's finds on the training photos: false ones as "
-                         "not-a-die, those on a die as its value")
+                         "not-a-die, those on a die as its value (more often those the current reader model misreads)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
-    photos = load_photos() + synthetic_photos(a.synth_frames)
+    photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.only != "reader":
-        finder = train_finder(photos, a.finder_minutes, rng, a.resume, a.lr_scale)
-        save_checkpoint(finder, "finder")
+        finder_checkpoint = a.checkpoint_dir / "finder.pt"
+        finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale)
+        save_checkpoint(finder, finder_checkpoint)
         export(finder, a.out_dir / dice_net.FINDER_FILE.name, torch.zeros(1, 3, 256, 256), dynamic_size=True)
+    misreads = []
     if a.hard_negatives:
         negatives, views = mine_finder_finds(photos)
-        print(f"{negatives} hard negatives and {views} die crops from the finder model")
+        misreads = mine_misreads(photos)
+        print(f"{negatives} hard negatives and {views} die crops from the finder model, "
+              f"{len(misreads)} of them misread by the current reader model")
     if a.only != "finder":
-        reader = train_reader(photos, a.reader_minutes, rng, a.resume, a.lr_scale)
-        save_checkpoint(reader, "reader")
+        reader_checkpoint = a.checkpoint_dir / "reader.pt"
+        reader = train_reader(photos, a.reader_minutes, rng, reader_checkpoint, a.resume, a.lr_scale, misreads)
+        save_checkpoint(reader, reader_checkpoint)
         export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
                dynamic_size=False)
 

@@ -97,7 +97,7 @@ class RenderSettings:
     pip_offset: tuple[float, float] = (0.25, 0.29)      # pip grid offset from the centre, fraction of the side
     pip_radius: tuple[float, float] = (0.075, 0.095)   # pip radius, fraction of the side
     brightness_jitter: float = 0.08    # +- share of brightness a die's body colour varies by
-    colour_jitter: float = 6.0         # +- per BGR channel on top of that (tint)
+    colour_jitter: float = 0.05        # +- gain per BGR channel on top of that (a tint, as white balance gives)
     min_gap: float = 3.0               # pixels between dice that are not touching
     frame_margin: float = 2.0          # pixels between a die and the frame edge
     touching: float = 0.0              # chance that a die is placed against another one
@@ -328,7 +328,7 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     centre = (die.cx - x0, die.cy - y0)
 
     body = np.array(DIE_COLOURS[die.colour], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
-    body += rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)
+    body *= 1 + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3).astype(np.float32)
     body = np.clip(body, 0, 255)
     bevel_frac = _rng_range(rng, cfg.bevel)
     radius_frac = _rng_range(rng, cfg.corner_radius)
@@ -456,7 +456,9 @@ def _place(rng: np.random.Generator, items, area: tuple[float, float, float, flo
                 angle = partner.angle
                 direction = int(rng.integers(0, 4)) * math.pi / 2 + angle
                 slide = rng.uniform(-0.3, 0.3) * min(side, partner.side)
-                dist = (side + partner.side) / 2 + rng.uniform(0.0, 0.8)
+                # Seen at a slant, the side faces between the two dice take room too.
+                facing = abs(slant[0] * math.cos(direction) + slant[1] * math.sin(direction))
+                dist = (side + partner.side) / 2 + facing * max(side, partner.side) + rng.uniform(0.0, 0.8)
                 cx = partner.cx + dist * math.cos(direction) - slide * math.sin(direction)
                 cy = partner.cy + dist * math.sin(direction) + slide * math.cos(direction)
             else:

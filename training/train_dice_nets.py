@@ -39,7 +39,6 @@ SYNTH_FRAMES = 400
 READER_BATCH = 64
 HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on photos where it does
 FINDER_VIEW_SHARE = 0.3  # reader samples cropped where the finder put a labelled die, on real photos
-MISREAD_SHARE = 0.15  # reader samples drawn from the finder's die crops that the current reader misreads
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
 CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights and cached trays (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
@@ -75,24 +74,6 @@ def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int,
                 photo.finder_views.append((x, y, side, nearest[4]))
                 views += 1
     return negatives, views
-
-
-def mine_misreads(photos: list[Photo]) -> list[tuple[Photo, tuple[float, float, float, int]]]:
-    """The finder's die crops (from :func:`mine_finder_finds`) that the current reader model reads wrong or
-    not at all, so that training can return to them more often than to the many it already reads."""
-    from vision.reader import DEFAULT_PARAMS, _read_values
-
-    misreads = []
-    for photo in photos:
-        if not photo.finder_views:
-            continue
-        probs = _read_values(photo.image, [(x, y, side, 1.0) for x, y, side, _ in photo.finder_views],
-                             DEFAULT_PARAMS.views)
-        for view, p in zip(photo.finder_views, probs):
-            best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
-            if best != view[3] - 1 or p[best] < DEFAULT_PARAMS.value_threshold:
-                misreads.append((photo, view))
-    return misreads
 
 
 def load_photos() -> list[Photo]:
@@ -376,7 +357,7 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
 
 
 def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
-                 resume: bool = False, lr_scale: float = 1.0, misreads=()) -> Reader:
+                 resume: bool = False, lr_scale: float = 1.0) -> Reader:
     net = resumed(Reader(), checkpoint, resume)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
@@ -388,9 +369,6 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
             group["lr"] = lr_scale * 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         samples = []
         while len(samples) < READER_BATCH:
-            if misreads and rng.random() < MISREAD_SHARE:
-                samples.append(finder_view_sample(rng, *misreads[rng.integers(len(misreads))]))
-                continue
             s = reader_sample(rng, weighted_choice(rng, photos, weights))
             if s is not None:
                 samples.append(s)
@@ -430,7 +408,7 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=dice_net.MODEL_DIR, help="where the ONNX files are written")
     ap.add_argument("--hard-negatives", action="store_true",
                     help="teach the reader the current finder model's finds on the training photos: false ones as "
-                         "not-a-die, those on a die as its value (more often those the current reader model misreads)")
+                         "not-a-die, those on a die as its value ")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -443,15 +421,13 @@ def main() -> None:
         finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale)
         save_checkpoint(finder, finder_checkpoint)
         export(finder, a.out_dir / dice_net.FINDER_FILE.name, torch.zeros(1, 3, 256, 256), dynamic_size=True)
-    misreads = []
+        dice_net.FINDER_FILE = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
     if a.hard_negatives:
         negatives, views = mine_finder_finds(photos)
-        misreads = mine_misreads(photos)
-        print(f"{negatives} hard negatives and {views} die crops from the finder model, "
-              f"{len(misreads)} of them misread by the current reader model")
+        print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}")
     if a.only != "finder":
         reader_checkpoint = a.checkpoint_dir / "reader.pt"
-        reader = train_reader(photos, a.reader_minutes, rng, reader_checkpoint, a.resume, a.lr_scale, misreads)
+        reader = train_reader(photos, a.reader_minutes, rng, reader_checkpoint, a.resume, a.lr_scale)
         save_checkpoint(reader, reader_checkpoint)
         export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
                dynamic_size=False)

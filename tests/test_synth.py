@@ -4,7 +4,7 @@ import math
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from companion.engine import Die
@@ -183,6 +183,7 @@ def test_tray_walls_keep_the_dice_off_the_frame_edge():
 
 
 @settings(max_examples=25)
+@example(seed=0, dice=[(1, "black"), (1, "black")], touching=1.0, slanted=True, wall=False)  # once could not fit
 @given(seed=st.integers(0, 2**31 - 1),
        dice=st.lists(st.tuples(st.integers(1, 6), st.sampled_from(sorted(DIE_COLOURS))), min_size=0, max_size=8),
        touching=st.floats(0, 1), slanted=st.booleans(), wall=st.booleans())

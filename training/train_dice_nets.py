@@ -407,8 +407,8 @@ def main() -> None:
     ap.add_argument("--lr-scale", type=float, default=1.0, help="multiply the learning rates (e.g. 0.3 to fine-tune)")
     ap.add_argument("--out-dir", type=Path, default=dice_net.MODEL_DIR, help="where the ONNX files are written")
     ap.add_argument("--hard-negatives", action="store_true",
-                    help="teach the reader the current finder model's finds on the training photos: false ones as "
-                         "not-a-die, those on a die as its value ")
+                    help="teach the reader the finder model's finds on the training photos and trays: false ones "
+                         "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)

@@ -11,7 +11,7 @@ from companion.cli import main
 from companion.errors import UserError
 from vision import public_sets, synth
 from vision.pip_faces import REAL_LAYOUTS, draw_face, is_real_layout, odd_layout
-from vision.reader import read_file, read_frame, read_images
+from vision.reader import read_file, read_files, read_frame
 
 DATASETS = public_sets.datasets_dir()
 needs_datasets = pytest.mark.skipif(not (DATASETS / "byler_d6").is_dir(), reason="shared/datasets not beside the repo")
@@ -121,7 +121,7 @@ def test_unreadable_files_give_one_line_errors(tmp_path):
         with pytest.raises(UserError) as err:
             read_file(path)
         assert "\n" not in str(err.value) and str(path) in str(err.value)
-    readings = list(read_images([empty, corrupt]))
+    readings = list(read_files([empty, corrupt]))
     assert [r.dice for r in readings] == [(), ()] and all(r.error for r in readings)
     with pytest.raises(UserError):
         read_frame(np.zeros((4, 4, 7), np.uint8))

@@ -8,7 +8,7 @@ A die whose face the reader is not sure of keeps ``value=None``; nothing is gues
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,13 +185,15 @@ def read_file(path, palette: Palette | None = None, **params) -> Reading:
     return Reading(reading.dice, reading.ms, image=str(path))
 
 
-def read_images(sources: Iterable, palette: Palette | None = None, **params) -> Iterator[Reading]:
-    """A reading per source (a file path or a BGR frame); an unreadable file gives a Reading with ``error``."""
-    for source in sources:
-        if isinstance(source, np.ndarray):
-            yield read_frame(source, palette=palette, **params)
-            continue
+def read_files(paths: Iterable, read: Callable[[np.ndarray], Reading] | None = None) -> Iterator[Reading]:
+    """A reading per image file by ``read`` (default :func:`read_frame`); an unreadable file gives a
+    Reading with ``error`` set instead of stopping the rest."""
+    read = read or read_frame
+    for path in paths:
         try:
-            yield read_file(source, palette, **params)
+            frame = load_image(path)
         except UserError as exc:
-            yield Reading(image=str(source), error=str(exc))
+            yield Reading(image=str(path), error=str(exc))
+            continue
+        reading = read(frame)
+        yield Reading(reading.dice, reading.ms, image=str(path))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -46,20 +46,6 @@ def frame_reader(profile) -> Callable[[np.ndarray], Reading]:
     return profile.read if profile is not None else read_frame
 
 
-def file_readings(paths, read: Callable[[np.ndarray], Reading]) -> Iterator[Reading]:
-    """A reading per image file; an unreadable file gives a Reading with ``error`` set."""
-    from vision.reader import load_image
-
-    for path in paths:
-        try:
-            frame = load_image(path)
-        except UserError as exc:
-            yield Reading(image=str(path), error=str(exc))
-            continue
-        reading = read(frame)
-        yield Reading(reading.dice, reading.ms, image=str(path))
-
-
 def describe(reading) -> str:
     """One human-readable line for a reading."""
     if not reading.dice:
@@ -89,7 +75,7 @@ def annotate(image, reading):
 
 
 def run(args) -> int:
-    from vision.reader import load_image
+    from vision.reader import load_image, read_files
 
     if bool(args.images) == bool(args.camera):
         raise UserError("give image files or --camera SPEC (one of the two)")
@@ -112,7 +98,7 @@ def run(args) -> int:
             raise UserError("--annotate with --camera needs a replay: source (the frames are files)")
         readings = camera_readings(args.camera, read=read, limit=args.frames)
     else:
-        readings = file_readings(args.images, read)
+        readings = read_files(args.images, read)
     failed = 0
     for reading in readings:
         if reading.error:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import math
 import pickle
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +42,7 @@ READER_BATCH = 64
 HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on photos where it does
 FINDER_VIEW_SHARE = 0.3  # reader samples cropped where the finder put a labelled die, on real photos
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
+HARD_DIE_SHARE = 0.25  # reader samples that are labelled dice picked by their recent loss (DieHardness)
 CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights and cached trays (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
 
@@ -256,6 +259,40 @@ def finder_view_sample(rng: np.random.Generator, photo: Photo, view: tuple[float
     return colour_jitter(rng, crop), value - 1
 
 
+class DieHardness:
+    """Each labelled training die's recent reading loss, so that the dice the reader still gets wrong
+    are cropped more often than the ones it already reads (prioritised sampling)."""
+
+    def __init__(self, photos: list[Photo], floor: float = 0.02):
+        self.dice = [(photo, i) for photo in photos for i in range(len(photo.dice))]
+        self.loss = np.ones(len(self.dice))
+        self.floor = floor
+
+    def pick(self, rng: np.random.Generator) -> int:
+        weights = self.loss + self.floor
+        return int(rng.choice(len(self.dice), p=weights / weights.sum()))
+
+    def sample(self, rng: np.random.Generator, index: int):
+        photo, i = self.dice[index]
+        return die_sample(rng, photo, photo.dice[i])
+
+    def update(self, indices: list[int], losses: np.ndarray, keep: float = 0.5) -> None:
+        for index, loss in zip(indices, losses):
+            self.loss[index] = keep * self.loss[index] + (1 - keep) * float(loss)
+
+
+def die_sample(rng: np.random.Generator, photo: Photo, die: tuple[float, float, float, int]):
+    """A crop of a labelled die, slightly moved, scaled, turned and mirrored, with its value."""
+    x, y, side, value = die
+    shift, theta = rng.uniform(0, 0.12) * side, rng.uniform(0, 2 * math.pi)
+    side *= math.exp(rng.uniform(-0.18, 0.18))
+    crop = dice_net.crop_die(photo.image, (x + shift * math.cos(theta), y + shift * math.sin(theta)), side,
+                             rng.uniform(0, 360))
+    if rng.random() < 0.5:
+        crop = crop[:, ::-1]
+    return colour_jitter(rng, crop), value - 1
+
+
 def reader_sample(rng: np.random.Generator, photo: Photo):
     """A crop around a die (its value) or around no die (not-a-die), as the finder would hand it over."""
     rows, cols = photo.image.shape[:2]
@@ -271,11 +308,12 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
     if photo.finder_views and rng.random() < FINDER_VIEW_SHARE:
         return finder_view_sample(rng, photo, photo.finder_views[rng.integers(len(photo.finder_views))])
     if photo.dice and rng.random() < 0.8:
-        x, y, side, value = photo.dice[rng.integers(len(photo.dice))]
+        die = photo.dice[rng.integers(len(photo.dice))]
         odds = rng.random()
         if odds < 0.85:
-            shift, scale, label = rng.uniform(0, 0.12) * side, math.exp(rng.uniform(-0.18, 0.18)), value - 1
-        elif odds < 0.93:  # beside the die
+            return die_sample(rng, photo, die)
+        x, y, side, _ = die
+        if odds < 0.93:  # beside the die
             shift, scale, label = rng.uniform(0.6, 1.0) * side, math.exp(rng.uniform(-0.18, 0.18)), dice_net.NOT_A_DIE
         else:  # a pip or two of a big die, as a finder looking for small dice may take it
             shift, scale, label = rng.uniform(0.15, 0.35) * side, rng.uniform(0.25, 0.45), dice_net.NOT_A_DIE
@@ -357,9 +395,12 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
 
 
 def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
-                 resume: bool = False, lr_scale: float = 1.0) -> Reader:
-    net = resumed(Reader(), checkpoint, resume)
+                 resume: bool = False, lr_scale: float = 1.0, pending: Callable[[], bool] | None = None) -> Reader:
+    """``pending``, if given, is called every 100 steps until it returns True (it may add finder finds to
+    ``photos``)."""
+    net = resumed(Reader(), checkpoint, resume).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    hardness = DieHardness([p for p in photos if p.dice])
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
     start, step = time.time(), 0
     end = start + minutes * 60
@@ -367,30 +408,71 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
         frac = (time.time() - start) / (minutes * 60)
         for group in opt.param_groups:
             group["lr"] = lr_scale * 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
-        samples = []
+        hard = [hardness.pick(rng) for _ in range(round(HARD_DIE_SHARE * READER_BATCH))]
+        samples = [hardness.sample(rng, i) for i in hard]
         while len(samples) < READER_BATCH:
             s = reader_sample(rng, weighted_choice(rng, photos, weights))
             if s is not None:
                 samples.append(s)
-        x = to_tensor([s[0] for s in samples])
+        x = to_tensor([s[0] for s in samples]).contiguous(memory_format=torch.channels_last)
         y = torch.tensor([s[1] for s in samples])
-        loss = F.cross_entropy(net(x).flatten(1), y, label_smoothing=0.05)
+        losses = F.cross_entropy(net(x).flatten(1), y, label_smoothing=0.05, reduction="none")
+        hardness.update(hard, losses[:len(hard)].detach().numpy())
+        loss = losses.mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
+        if step % 100 == 0 and pending is not None and pending():
+            pending = None
         if step % 100 == 0:
-            print(f"reader step {step} loss {loss.item():.3f}", flush=True)
+            print(f"reader step {step} loss {loss.item():.3f} hardest-decile die loss "
+                  f"{np.quantile(hardness.loss, 0.9):.2f}", flush=True)
     return net
 
 
 def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool) -> None:
-    net.eval()
+    net.eval().to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
     axes = {0: "n", 2: "h", 3: "w"} if dynamic_size else {0: "n"}
     torch.onnx.export(net, example, str(path), dynamo=False, opset_version=13, input_names=["image"],
                       output_names=["out"], dynamic_axes={"image": axes, "out": {0: "n"}})
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+
+
+def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator) -> None:
+    """The finder in a child process and the reader here, one core each; once the finder is trained the
+    reader learns its finds (as --hard-negatives does) and takes both cores for the rest of its minutes."""
+    if a.reader_minutes < a.finder_minutes + 3:
+        raise SystemExit("--side-by-side needs --reader-minutes at least 3 more than --finder-minutes")
+    command = [sys.executable, __file__, "--only", "finder", "--threads", "1", "--finder-minutes", str(a.finder_minutes),
+               "--synth-frames", str(a.synth_frames), "--seed", str(a.seed), "--checkpoint-dir", str(a.checkpoint_dir),
+               "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale)] + (["--resume"] if a.resume else [])
+    finder_run = subprocess.Popen(command)
+    torch.set_num_threads(1)
+
+    def learn_new_finder() -> bool:
+        if finder_run.poll() is None:
+            return False
+        if finder_run.returncode:
+            raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
+        dice_net.FINDER_FILE = a.out_dir / dice_net.FINDER_FILE.name
+        negatives, views = mine_finder_finds(photos)
+        print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}", flush=True)
+        torch.set_num_threads(2)  # the finder's core is free now
+        return True
+
+    reader = train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
+                          pending=learn_new_finder)
+    finish_reader(reader, a)
+    if finder_run.wait():
+        raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
+
+
+def finish_reader(reader: Reader, a: argparse.Namespace) -> None:
+    save_checkpoint(reader, a.checkpoint_dir / "reader.pt")
+    export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
+           dynamic_size=False)
 
 
 def main() -> None:
@@ -409,6 +491,9 @@ def main() -> None:
     ap.add_argument("--hard-negatives", action="store_true",
                     help="teach the reader the finder model's finds on the training photos and trays: false ones "
                          "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
+    ap.add_argument("--side-by-side", action="store_true",
+                    help="train the finder (in a child process) and the reader at once, one thread each; the reader "
+                         "learns the new finder's finds once it is done")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -416,6 +501,9 @@ def main() -> None:
     t0 = time.time()
     photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
+    if a.side_by_side:
+        train_side_by_side(a, photos, rng)
+        return
     if a.only != "reader":
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
         finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale)
@@ -426,11 +514,7 @@ def main() -> None:
         negatives, views = mine_finder_finds(photos)
         print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}")
     if a.only != "finder":
-        reader_checkpoint = a.checkpoint_dir / "reader.pt"
-        reader = train_reader(photos, a.reader_minutes, rng, reader_checkpoint, a.resume, a.lr_scale)
-        save_checkpoint(reader, reader_checkpoint)
-        export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
-               dynamic_size=False)
+        finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale), a)
 
 
 if __name__ == "__main__":

@@ -401,7 +401,7 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     ``photos``)."""
     net = resumed(Reader(), checkpoint, resume).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    hardness = DieHardness([p for p in photos if p.dice])
+    hardness = DieHardness(photos)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5}
     start, step = time.time(), 0
     end = start + minutes * 60

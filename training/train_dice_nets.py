@@ -57,11 +57,10 @@ class Photo:
     finder_views: list[tuple[float, float, float, int]] = field(default_factory=list)  # finder finds on a die, its value
 
 
-def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int, int]:
+def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> None:
     """Run the current finder model on the training photos and trays and record its finds as the reader will get
     them: on no die (hard negatives: side faces, stickers, walls) and on a labelled die (its centre and size
-    as the finder sees them, with the die's value), so the reader learns the finder's own crops.
-    Returns (hard negatives, finder views)."""
+    as the finder sees them, with the die's value), so the reader learns the finder's own crops."""
     from vision.reader import ReaderParams, _find
 
     params = ReaderParams(find_threshold=threshold)
@@ -77,7 +76,7 @@ def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> tuple[int,
             elif nearest[0] < 0.25 * nearest[3] and 0.6 < side / nearest[3] < 1.6:
                 photo.finder_views.append((x, y, side, nearest[4]))
                 views += 1
-    return negatives, views
+    print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}", flush=True)
 
 
 def load_photos() -> list[Photo]:
@@ -458,8 +457,7 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
         if finder_run.returncode:
             raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
         dice_net.FINDER_FILE = a.out_dir / dice_net.FINDER_FILE.name
-        negatives, views = mine_finder_finds(photos)
-        print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}", flush=True)
+        mine_finder_finds(photos)
         torch.set_num_threads(2)  # the finder's core is free now
         return True
 
@@ -493,8 +491,8 @@ def main() -> None:
                     help="teach the reader the finder model's finds on the training photos and trays: false ones "
                          "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
     ap.add_argument("--side-by-side", action="store_true",
-                    help="train the finder (in a child process) and the reader at once, one thread each; the reader "
-                         "learns the new finder's finds once it is done")
+                    help="train the finder (in a child process) and the reader at once, one thread each; once the "
+                         "finder is done the reader learns its finds and takes both threads")
     a = ap.parse_args()
     if a.side_by_side and a.only:
         ap.error("--side-by-side trains both networks; leave out --only")
@@ -514,8 +512,7 @@ def main() -> None:
         export(finder, a.out_dir / dice_net.FINDER_FILE.name, torch.zeros(1, 3, 256, 256), dynamic_size=True)
         dice_net.FINDER_FILE = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
     if a.hard_negatives:
-        negatives, views = mine_finder_finds(photos)
-        print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}")
+        mine_finder_finds(photos)
     if a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale), a)
 

@@ -27,7 +27,10 @@ class ReaderParams:
 
     find_threshold: float = 0.3  # finder score (0..1) a grid cell needs to count as a die centre
     not_a_die_threshold: float = 0.5  # reader probability of "not a die" above which a find is dropped
+    weak_find_threshold: float = 0.2  # weaker finds (down to this score) are read too, but kept only when
+    weak_find_not_a_die: float = 0.1  # the reader is this sure they are dice ("not a die" probability at most)
     value_threshold: float = 0.5  # reader probability of its best value below which the value is None
+    second_look_scale: float = 1.25  # a die read unsure is read again from a crop this much wider (1: never)
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # two finds closer than this x die side are one die
@@ -95,12 +98,13 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
 def _find(image: np.ndarray, params: ReaderParams):
     """Die centres found in the frame, as (x, y, side, score): (finds, big-die candidates).
 
-    The finds come from the finder at full size, duplicates merged.  The candidates come
+    The finds come from the finder at full size, weak ones included, duplicates merged.  The candidates come
     from a second pass at a coarser scale, for dice too big for the first pass (which may
     take their pips for small dice); read_frame keeps a candidate only if the reader
     reads it as a die, and then drops the finds inside it.
     """
-    fine, _ = _finds_at(image, params.finder_size, params.find_threshold, params.max_dice)
+    fine, _ = _finds_at(image, params.finder_size, min(params.find_threshold, params.weak_find_threshold),
+                        params.max_dice)
     finds: list[tuple[float, float, float, float]] = []
     for cx, cy, side, score in fine:
         if not any(np.hypot(cx - fx, cy - fy) < params.duplicate_distance * max(side, fs) for fx, fy, fs, _ in finds):
@@ -124,6 +128,23 @@ def _read_values(image: np.ndarray, finds, views: int) -> np.ndarray:
     return probs.reshape(views, len(finds), dice_net.N_CLASSES).mean(axis=0)
 
 
+def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams) -> np.ndarray:
+    """``probs`` with each die read unsure replaced by a reading of a crop ``second_look_scale`` wider,
+    where that reading is surer of its value: a die whose size the finder underestimated is seen whole."""
+    values = probs[:, : dice_net.NOT_A_DIE]
+    unsure = np.nonzero((values.max(axis=1) < params.value_threshold)
+                        & (probs[:, dice_net.NOT_A_DIE] <= params.not_a_die_threshold))[0]
+    if params.second_look_scale == 1.0 or not len(unsure):
+        return probs
+    wider = [(x, y, side * params.second_look_scale, score) for x, y, side, score in (finds[i] for i in unsure)]
+    again = _read_values(image, wider, params.views)
+    probs = probs.copy()
+    for i, p in zip(unsure, again):
+        if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
+            probs[i] = p
+    return probs
+
+
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
                **overrides) -> Reading:
     """Every die in a BGR frame (any size, grey / 16-bit accepted) as a :class:`Reading`.
@@ -144,7 +165,11 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
     dice: list[DieReading] = []
     if min(image.shape[:2]) >= 16:
         finds, big = _find(image, params)
-        read = list(zip(big + finds, _read_values(image, big + finds, params.views))) if finds or big else []
+        candidates = big + finds
+        read = []
+        if candidates:
+            probs = _second_look(image, candidates, _read_values(image, candidates, params.views), params)
+            read = list(zip(candidates, probs))
         big_dice = [(f, p) for f, p in read[: len(big)] if p[dice_net.NOT_A_DIE] <= params.not_a_die_threshold
                     and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold]
         kept = []
@@ -153,7 +178,8 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
                 continue
             kept.append(((cx, cy, side, score), p))
         for (cx, cy, side, score), p in kept:
-            if p[dice_net.NOT_A_DIE] > params.not_a_die_threshold:
+            weak = score < params.find_threshold
+            if p[dice_net.NOT_A_DIE] > (params.weak_find_not_a_die if weak else params.not_a_die_threshold):
                 continue
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             sure = float(p[best])

@@ -43,7 +43,7 @@ READER_BATCH = 64
 HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on photos where it does
 FINDER_VIEW_SHARE = 0.3  # reader samples cropped where the finder put a labelled die, on real photos
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
-HARD_DIE_SHARE = 0.25  # reader samples that are labelled dice picked by their recent loss (DieHardness)
+HARD_DIE_SHARE = 0.5  # reader samples that are labelled dice picked by their recent loss (DieHardness)
 CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights and cached trays (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
 

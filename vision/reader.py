@@ -98,17 +98,13 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
 def _find(image: np.ndarray, params: ReaderParams):
     """Die centres found in the frame, as (x, y, side, score): (finds, big-die candidates).
 
-    The finds come from the finder at full size, weak ones included, duplicates merged.  The candidates come
+    The finds come from the finder at full size, weak ones and duplicates included.  The candidates come
     from a second pass at a coarser scale, for dice too big for the first pass (which may
     take their pips for small dice); read_frame keeps a candidate only if the reader
     reads it as a die, and then drops the finds inside it.
     """
-    fine, _ = _finds_at(image, params.finder_size, min(params.find_threshold, params.weak_find_threshold),
-                        params.max_dice)
-    finds: list[tuple[float, float, float, float]] = []
-    for cx, cy, side, score in fine:
-        if not any(np.hypot(cx - fx, cy - fy) < params.duplicate_distance * max(side, fs) for fx, fy, fs, _ in finds):
-            finds.append((cx, cy, side, score))
+    finds, _ = _finds_at(image, params.finder_size, min(params.find_threshold, params.weak_find_threshold),
+                         params.max_dice)
     coarse, scale = _finds_at(image, round(params.finder_size * params.coarse_scale), params.find_threshold,
                               params.max_dice)
     big = [f for f in coarse if f[2] * scale >= params.coarse_min_side]
@@ -145,6 +141,15 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
     return probs
 
 
+def _dice_surest_first(read, params: ReaderParams):
+    """The (find, probabilities) pairs the reader takes for dice, surest first (finder score x reader's
+    die probability), so that of several finds on one die the best-read one is kept.  A weak find counts
+    only when the reader is sure it is a die."""
+    dice = [(f, p) for f, p in read if p[dice_net.NOT_A_DIE] <= (
+        params.weak_find_not_a_die if f[3] < params.find_threshold else params.not_a_die_threshold)]
+    return sorted(dice, key=lambda r: r[0][3] * (1.0 - r[1][dice_net.NOT_A_DIE]), reverse=True)
+
+
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
                **overrides) -> Reading:
     """Every die in a BGR frame (any size, grey / 16-bit accepted) as a :class:`Reading`.
@@ -173,14 +178,11 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         big_dice = [(f, p) for f, p in read[: len(big)] if p[dice_net.NOT_A_DIE] <= params.not_a_die_threshold
                     and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold]
         kept = []
-        for (cx, cy, side, score), p in big_dice + read[len(big):]:
+        for (cx, cy, side, score), p in big_dice + _dice_surest_first(read[len(big):], params):
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
                 continue
             kept.append(((cx, cy, side, score), p))
         for (cx, cy, side, score), p in kept:
-            weak = score < params.find_threshold
-            if p[dice_net.NOT_A_DIE] > (params.weak_find_not_a_die if weak else params.not_a_die_threshold):
-                continue
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             sure = float(p[best])
             bbox = (cx - side / 2, cy - side / 2, side, side)

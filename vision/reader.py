@@ -33,7 +33,7 @@ class ReaderParams:
     second_look_scale: float = 1.25  # a die read unsure is read again from a crop this much wider (1: never)
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
-    duplicate_distance: float = 0.5  # two finds closer than this x die side are one die
+    duplicate_distance: float = 0.5  # a find closer than this x side to a better-read one is that die again
     views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4)
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die

@@ -96,19 +96,22 @@ def test_of_several_finds_on_one_die_the_best_read_is_kept_and_faint_doubtful_fi
     assert [f for f, _ in order] == [weaker_but_clear[0], strong_but_doubted[0], faint_and_clear[0]]
 
 
-def test_a_die_read_unsure_is_looked_at_again_wider_and_a_sure_one_is_not():
+def test_a_die_read_unsure_is_looked_at_again_wider_and_narrower_and_a_sure_one_is_not():
     from vision.reader import DEFAULT_PARAMS, _second_look
 
-    image, truth = synth.render_scene([(5, "red"), (3, "blue")], seed=17, die_size=(50, 55))
-    five, three = truth
-    finds = [(*five.center, 0.7 * five.side, 0.5), (*three.center, 0.7 * three.side, 0.5)]
+    image, truth = synth.render_scene([(5, "red"), (3, "blue"), (6, "green")], seed=17, die_size=(50, 55))
+    five, three, six = truth
+    finds = [(*five.center, 0.7 * five.side, 0.5), (*three.center, 0.7 * three.side, 0.5),
+             (*six.center, 1.6 * six.side, 0.5)]  # too small; right size; swollen by a neighbour
     unsure = [0.1, 0.05, 0.3, 0.1, 0.2, 0.05, 0.2]  # best value (3) below value_threshold; a die, though
     sure_but_wrong = [0.0, 0.9, 0.05, 0.0, 0.0, 0.0, 0.05]
-    probs = np.array([unsure, sure_but_wrong])
+    probs = np.array([unsure, sure_but_wrong, unsure])
     looked = _second_look(image, finds, probs, DEFAULT_PARAMS)
-    assert int(np.argmax(looked[0, :6])) + 1 == 5 and looked[0, :6].max() >= DEFAULT_PARAMS.value_threshold
+    for row, die in ((0, five), (2, six)):
+        assert int(np.argmax(looked[row, :6])) + 1 == die.value
+        assert looked[row, :6].max() >= DEFAULT_PARAMS.value_threshold
     assert np.array_equal(looked[1], probs[1])  # a sure reading is final
-    never = replace(DEFAULT_PARAMS, second_look_scale=1.0)
+    never = replace(DEFAULT_PARAMS, second_look_scales=())
     assert np.array_equal(_second_look(image, finds, probs, never), probs)
 
 

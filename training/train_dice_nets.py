@@ -44,6 +44,7 @@ HARD_NEGATIVE_SHARE = 0.15  # reader samples taken where the finder errs, on pho
 FINDER_VIEW_SHARE = 0.3  # reader samples cropped where the finder put a labelled die, on real photos
 DRAWN_FACE_SHARE = 0.08  # reader samples that are drawn faces (half of them impossible layouts)
 HARD_DIE_SHARE = 0.5  # reader samples that are labelled dice picked by their recent loss (DieHardness)
+FINDER_SNAPSHOT_SHARE = 0.3  # side by side: share of the finder's minutes after which the reader learns its finds
 CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights and cached trays (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
 
@@ -57,15 +58,19 @@ class Photo:
     finder_views: list[tuple[float, float, float, int]] = field(default_factory=list)  # finder finds on a die, its value
 
 
-def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> None:
-    """Run the current finder model on the training photos and trays and record its finds as the reader will get
-    them: on no die (hard negatives: side faces, stickers, walls) and on a labelled die (its centre and size
-    as the finder sees them, with the die's value), so the reader learns the finder's own crops."""
+def mine_finder_finds(photos: list[Photo], finder_file: Path, threshold: float = 0.2) -> None:
+    """Run the finder model ``finder_file`` on the training photos and trays and record its finds as the reader
+    will get them, in place of any recorded before: on no die (hard negatives: side faces, stickers, walls) and
+    on a labelled die (its centre and size as the finder sees them, with the die's value), so the reader learns
+    the finder's own crops."""
     from vision.reader import ReaderParams, _find
 
+    dice_net.FINDER_FILE = finder_file
     params = ReaderParams(find_threshold=threshold)
     negatives = views = 0
     for photo in photos:
+        photo.hard_negatives.clear()
+        photo.finder_views.clear()
         finds, big = _find(photo.image, params)
         for x, y, side, _ in finds + big:
             near = [(math.hypot(x - dx, y - dy), dx, dy, ds, value) for dx, dy, ds, value in photo.dice]
@@ -76,7 +81,7 @@ def mine_finder_finds(photos: list[Photo], threshold: float = 0.2) -> None:
             elif nearest[0] < 0.25 * nearest[3] and 0.6 < side / nearest[3] < 1.6:
                 photo.finder_views.append((x, y, side, nearest[4]))
                 views += 1
-    print(f"{negatives} hard negatives and {views} die crops from {dice_net.FINDER_FILE}", flush=True)
+    print(f"{negatives} hard negatives and {views} die crops from {finder_file}", flush=True)
 
 
 def load_photos() -> list[Photo]:
@@ -365,8 +370,10 @@ def save_checkpoint(net: nn.Module, path: Path) -> None:
 
 
 def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
-                 resume: bool = False, lr_scale: float = 1.0) -> Finder:
-    net = resumed(Finder(), checkpoint, resume)
+                 resume: bool = False, lr_scale: float = 1.0, snapshot: Path | None = None) -> Finder:
+    """``snapshot``, if given, is where the finder as it stands after FINDER_SNAPSHOT_SHARE of its minutes is
+    exported, so that a reader trained alongside can learn its finds before it is done."""
+    net = resumed(Finder(), checkpoint, resume).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     weights = {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6}
     start, step = time.time(), 0
@@ -376,7 +383,7 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
         for group in opt.param_groups:
             group["lr"] = lr_scale * 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         batch = [finder_sample(rng, weighted_choice(rng, photos, weights)) for _ in range(12)]
-        x = to_tensor([b[0] for b in batch])
+        x = to_tensor([b[0] for b in batch]).contiguous(memory_format=torch.channels_last)
         heat = torch.from_numpy(np.stack([b[1] for b in batch]))
         reg = torch.from_numpy(np.stack([b[2] for b in batch]))
         mask = torch.from_numpy(np.stack([b[3] for b in batch]))
@@ -389,6 +396,11 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
         loss.backward()
         opt.step()
         step += 1
+        if snapshot is not None and frac >= FINDER_SNAPSHOT_SHARE:
+            export(net, snapshot.with_suffix(".tmp"), torch.zeros(1, 3, 256, 256), dynamic_size=True)
+            snapshot.with_suffix(".tmp").replace(snapshot)  # whole, before the reader's process sees it
+            net.train().to(memory_format=torch.channels_last)
+            snapshot = None
         if step % 50 == 0:
             print(f"finder step {step} heat {loss_heat.item():.3f} reg {loss_reg.item():.3f}", flush=True)
     return net
@@ -441,28 +453,35 @@ def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool
 
 
 def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator) -> None:
-    """The finder in a child process and the reader here, one core each; once the finder is trained the
-    reader learns its finds (as --hard-negatives does) and takes both cores for the rest of its minutes."""
+    """The finder in a child process and the reader here, one core each.  The reader learns the finds (as
+    --hard-negatives does) of the finder's snapshot once it is written, then of the trained finder, and takes
+    both cores for the rest of its minutes."""
     if a.reader_minutes < a.finder_minutes + 3:
         raise SystemExit("--side-by-side needs --reader-minutes at least 3 more than --finder-minutes")
+    finder_file, snapshot = a.out_dir / dice_net.FINDER_FILE.name, a.checkpoint_dir / "finder_snapshot.onnx"
+    snapshot.unlink(missing_ok=True)
     command = [sys.executable, __file__, "--only", "finder", "--threads", "1", "--finder-minutes", str(a.finder_minutes),
                "--synth-frames", str(a.synth_frames), "--seed", str(a.seed), "--checkpoint-dir", str(a.checkpoint_dir),
-               "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale)] + (["--resume"] if a.resume else [])
-    finder_run = subprocess.Popen(command)
+               "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale), "--finder-snapshot", str(snapshot)]
+    finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []))
     torch.set_num_threads(1)
+    snapshot_mined = False
 
-    def learn_new_finder() -> bool:
+    def learn_finder_finds() -> bool:
+        nonlocal snapshot_mined
         if finder_run.poll() is None:
+            if not snapshot_mined and snapshot.exists():
+                mine_finder_finds(photos, snapshot)
+                snapshot_mined = True
             return False
         if finder_run.returncode:
             raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
-        dice_net.FINDER_FILE = a.out_dir / dice_net.FINDER_FILE.name
-        mine_finder_finds(photos)
+        mine_finder_finds(photos, finder_file)
         torch.set_num_threads(2)  # the finder's core is free now
         return True
 
     reader = train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
-                          pending=learn_new_finder)
+                          pending=learn_finder_finds)
     finish_reader(reader, a)
     if finder_run.wait():
         raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
@@ -490,9 +509,11 @@ def main() -> None:
     ap.add_argument("--hard-negatives", action="store_true",
                     help="teach the reader the finder model's finds on the training photos and trays: false ones "
                          "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
+    ap.add_argument("--finder-snapshot", type=Path,
+                    help=f"also export the finder to this file after {round(100 * FINDER_SNAPSHOT_SHARE)}%% of its minutes")
     ap.add_argument("--side-by-side", action="store_true",
-                    help="train the finder (in a child process) and the reader at once, one thread each; once the "
-                         "finder is done the reader learns its finds and takes both threads")
+                    help="train the finder (in a child process) and the reader at once, one thread each; the reader "
+                         "learns the finds of the finder's snapshot, then of the trained finder, and then takes both threads")
     a = ap.parse_args()
     if a.side_by_side and a.only:
         ap.error("--side-by-side trains both networks; leave out --only")
@@ -505,14 +526,15 @@ def main() -> None:
     if a.side_by_side:
         train_side_by_side(a, photos, rng)
         return
+    finder_file = dice_net.FINDER_FILE
     if a.only != "reader":
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
-        finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale)
+        finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot)
         save_checkpoint(finder, finder_checkpoint)
-        export(finder, a.out_dir / dice_net.FINDER_FILE.name, torch.zeros(1, 3, 256, 256), dynamic_size=True)
-        dice_net.FINDER_FILE = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
+        finder_file = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
+        export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
-        mine_finder_finds(photos)
+        mine_finder_finds(photos, finder_file)
     if a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale), a)
 

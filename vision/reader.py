@@ -30,7 +30,8 @@ class ReaderParams:
     weak_find_threshold: float = 0.2  # weaker finds (down to this score) are read too, but kept only when
     weak_find_not_a_die: float = 0.1  # the reader is this sure they are dice ("not a die" probability at most)
     value_threshold: float = 0.5  # reader probability of its best value below which the value is None
-    second_look_scale: float = 1.25  # a die read unsure is read again from a crop this much wider (1: never)
+    second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
+    # wider and narrower, the surest reading kept (empty: never)
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # a find closer than this x side to a better-read one is that die again
@@ -125,19 +126,20 @@ def _read_values(image: np.ndarray, finds, views: int) -> np.ndarray:
 
 
 def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams) -> np.ndarray:
-    """``probs`` with each die read unsure replaced by a reading of a crop ``second_look_scale`` wider,
-    where that reading is surer of its value: a die whose size the finder underestimated is seen whole."""
+    """``probs`` with each die read unsure replaced by the surest of its readings from crops scaled by each of
+    ``second_look_scales``, where that reading is surer of its value: a die whose size the finder got wrong (too
+    small, or swollen by a touching neighbour) is seen at its own size."""
     values = probs[:, : dice_net.NOT_A_DIE]
     unsure = np.nonzero((values.max(axis=1) < params.value_threshold)
                         & (probs[:, dice_net.NOT_A_DIE] <= params.not_a_die_threshold))[0]
-    if params.second_look_scale == 1.0 or not len(unsure):
+    if not params.second_look_scales or not len(unsure):
         return probs
-    wider = [(x, y, side * params.second_look_scale, score) for x, y, side, score in (finds[i] for i in unsure)]
-    again = _read_values(image, wider, params.views)
     probs = probs.copy()
-    for i, p in zip(unsure, again):
-        if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
-            probs[i] = p
+    for scale in params.second_look_scales:
+        rescaled = [(x, y, side * scale, score) for x, y, side, score in (finds[i] for i in unsure)]
+        for i, p in zip(unsure, _read_values(image, rescaled, params.views)):
+            if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
+                probs[i] = p
     return probs
 
 

@@ -65,7 +65,7 @@ def mine_finder_finds(photos: list[Photo], finder_file: Path, threshold: float =
     the finder's own crops."""
     from vision.reader import ReaderParams, _find
 
-    dice_net.FINDER_FILE = finder_file
+    dice_net.FINDER_FILE = finder_file  # the reader module's _find runs the finder named here
     params = ReaderParams(find_threshold=threshold)
     negatives = views = 0
     for photo in photos:

@@ -106,13 +106,36 @@ def test_a_die_read_unsure_is_looked_at_again_wider_and_narrower_and_a_sure_one_
     unsure = [0.1, 0.05, 0.3, 0.1, 0.2, 0.05, 0.2]  # best value (3) below value_threshold; a die, though
     sure_but_wrong = [0.0, 0.9, 0.05, 0.0, 0.0, 0.0, 0.05]
     probs = np.array([unsure, sure_but_wrong, unsure])
-    looked = _second_look(image, finds, probs, DEFAULT_PARAMS)
+    no_shift = replace(DEFAULT_PARAMS, shifted_look=0.0)
+    _, looked = _second_look(image, finds, probs, no_shift)
     for row, die in ((0, five), (2, six)):
         assert int(np.argmax(looked[row, :6])) + 1 == die.value
         assert looked[row, :6].max() >= DEFAULT_PARAMS.value_threshold
     assert np.array_equal(looked[1], probs[1])  # a sure reading is final
-    never = replace(DEFAULT_PARAMS, second_look_scales=())
-    assert np.array_equal(_second_look(image, finds, probs, never), probs)
+    never = replace(no_shift, second_look_scales=())
+    assert np.array_equal(_second_look(image, finds, probs, never)[1], probs)
+
+
+def test_a_find_beside_its_die_is_read_again_from_moved_crops_and_takes_the_die_centre():
+    from vision.reader import DEFAULT_PARAMS, _read_values, _second_look
+
+    image, truth = synth.render_scene([(4, "white"), (2, "black")], seed=23, die_size=(50, 55))
+    four, two = truth
+    off_centre = (four.center[0], four.center[1] - 0.3 * four.side, four.side, 0.5)
+    on_nothing = (two.center[0] + 3 * two.side, two.center[1], two.side, 0.5)
+    on_nothing = (min(on_nothing[0], image.shape[1] - 1.0), *on_nothing[1:])
+    finds = [off_centre, on_nothing]
+    doubted = [0.05, 0.05, 0.05, 0.1, 0.05, 0.05, 0.65]  # taken for no die, though not surely
+    not_a_die = [0.01, 0.01, 0.01, 0.01, 0.01, 0.0, 0.95]  # surely no die: not looked at again
+    probs = np.array([doubted, not_a_die])
+    moved, looked = _second_look(image, finds, probs, DEFAULT_PARAMS)
+    assert int(np.argmax(looked[0, :6])) + 1 == four.value and looked[0, 6] <= DEFAULT_PARAMS.not_a_die_threshold
+    assert np.hypot(moved[0][0] - four.center[0], moved[0][1] - four.center[1]) < 0.2 * four.side
+    assert moved[1] == on_nothing and np.array_equal(looked[1], probs[1])
+    # the same find without the moved look stays as it was
+    unmoved, unlooked = _second_look(image, finds, probs, replace(DEFAULT_PARAMS, shifted_look=0.0))
+    assert unmoved == finds and np.array_equal(unlooked, probs)
+    assert _read_values(image, [off_centre], 2)[0, :6].max() < looked[0, :6].max()
 
 
 def test_reading_reports_centre_box_and_colour_of_each_die():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import pickle
 import subprocess
 import sys
@@ -114,20 +115,28 @@ def load_photos() -> list[Photo]:
     return photos
 
 
-def synthetic_photos(count: int, cache_dir: Path) -> list[Photo]:
-    """``count`` synthetic trays (hard cases mixed in), cached in ``cache_dir`` between runs."""
+def synthetic_tray(i: int) -> Photo:
+    """Training tray ``i``: 1-14 dice with its own share of touching dice, glare, coloured pips and marble."""
+    rng = np.random.default_rng(i)
+    kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
+              "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5))}
+    size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
+    image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
+    return Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth")
+
+
+def synthetic_photos(count: int, cache_dir: Path, workers: int = 1) -> list[Photo]:
+    """``count`` synthetic trays (hard cases mixed in), rendered by ``workers`` processes and cached in
+    ``cache_dir`` between runs."""
     cache = cache_dir / f"synth_{count}.pkl"
     if cache.exists():
         with cache.open("rb") as fh:
             return [Photo(p.image, p.dice, p.source) for p in pickle.load(fh)]
-    photos = []
-    for i in range(count):
-        rng = np.random.default_rng(i)
-        kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
-                      "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5))}
-        size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
-        image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
-        photos.append(Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth"))
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            photos = pool.map(synthetic_tray, range(count), chunksize=16)
+    else:
+        photos = [synthetic_tray(i) for i in range(count)]
     cache_dir.mkdir(parents=True, exist_ok=True)
     with cache.open("wb") as fh:
         pickle.dump(photos, fh)
@@ -521,7 +530,8 @@ def main() -> None:
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
-    photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir)
+    workers = 2 if a.side_by_side else a.threads
+    photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.side_by_side:
         train_side_by_side(a, photos, rng)

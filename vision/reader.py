@@ -32,6 +32,9 @@ class ReaderParams:
     value_threshold: float = 0.5  # reader probability of its best value below which the value is None
     second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
     # wider and narrower, the surest reading kept (empty: never)
+    shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,
+    # left and right; a sure die reading there is kept, with the moved centre (0: never)
+    shifted_look_skip: float = 0.9  # ... unless the reader is at least this sure the find is not a die
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # a find closer than this x side to a better-read one is that die again
@@ -125,22 +128,44 @@ def _read_values(image: np.ndarray, finds, views: int) -> np.ndarray:
     return probs.reshape(views, len(finds), dice_net.N_CLASSES).mean(axis=0)
 
 
-def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams) -> np.ndarray:
-    """``probs`` with each die read unsure replaced by the surest of its readings from crops scaled by each of
-    ``second_look_scales``, where that reading is surer of its value: a die whose size the finder got wrong (too
-    small, or swollen by a touching neighbour) is seen at its own size."""
-    values = probs[:, : dice_net.NOT_A_DIE]
-    unsure = np.nonzero((values.max(axis=1) < params.value_threshold)
+def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams):
+    """``(finds, probs)`` after looking again at the finds the reader doubts, so that a find the finder placed or
+    sized badly is read where the die really is.
+
+    - A die read unsure gets the surest of its readings from crops scaled by each of ``second_look_scales``,
+      where that reading is surer of its value: a die whose size the finder got wrong (too small, or swollen by
+      a touching neighbour) is seen at its own size.
+    - Then a find still not read as a sure die (and not surely a non-die) is read from crops moved by
+      ``shifted_look`` x its side in the four directions; the surest of those that read as a sure die replaces it,
+      centre included: a find beside its die's centre (touching dice, glare) is read on the die.
+    """
+    finds, probs = list(finds), probs.copy()
+    unsure = np.nonzero((probs[:, : dice_net.NOT_A_DIE].max(axis=1) < params.value_threshold)
                         & (probs[:, dice_net.NOT_A_DIE] <= params.not_a_die_threshold))[0]
-    if not params.second_look_scales or not len(unsure):
-        return probs
-    probs = probs.copy()
-    for scale in params.second_look_scales:
+    for scale in params.second_look_scales if len(unsure) else ():
         rescaled = [(x, y, side * scale, score) for x, y, side, score in (finds[i] for i in unsure)]
         for i, p in zip(unsure, _read_values(image, rescaled, params.views)):
             if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
                 probs[i] = p
-    return probs
+    doubted = [i for i, (find, p) in enumerate(zip(finds, probs))
+               if not _sure_die(find, p, params) and p[dice_net.NOT_A_DIE] < params.shifted_look_skip]
+    if not params.shifted_look or not doubted:
+        return finds, probs
+    moved = [(x + dx * params.shifted_look * side, y + dy * params.shifted_look * side, side, score)
+             for x, y, side, score in (finds[i] for i in doubted)
+             for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    readings = _read_values(image, moved, params.views)
+    for n, i in enumerate(doubted):
+        for find, p in zip(moved[4 * n: 4 * n + 4], readings[4 * n: 4 * n + 4]):
+            if _sure_die(find, p, params) and p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
+                finds[i], probs[i] = find, p
+    return finds, probs
+
+
+def _sure_die(find, p: np.ndarray, params: ReaderParams) -> bool:
+    """Whether the reader takes ``find`` for a die and is sure of its value (a faint find needs more)."""
+    not_a_die = params.weak_find_not_a_die if find[3] < params.find_threshold else params.not_a_die_threshold
+    return p[dice_net.NOT_A_DIE] <= not_a_die and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold
 
 
 def _dice_surest_first(read, params: ReaderParams):
@@ -175,8 +200,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         candidates = big + finds
         read = []
         if candidates:
-            probs = _second_look(image, candidates, _read_values(image, candidates, params.views), params)
-            read = list(zip(candidates, probs))
+            read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params.views), params)))
         big_dice = [(f, p) for f, p in read[: len(big)] if p[dice_net.NOT_A_DIE] <= params.not_a_die_threshold
                     and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold]
         kept = []

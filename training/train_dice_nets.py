@@ -6,8 +6,8 @@ never seen) and synthetic renders from vision.synth.  What each set gives:
   matteop65_wood  pip-cluster boxes only     -> centre; side estimated from the cluster (PIP_BOX_TO_SIDE)
   aibox_pi_single no boxes, one die a photo  -> located by training/aibox_boxes.py; empty photos = negatives
 Needs PyTorch (training only):  .venv/bin/pip install torch==2.13.0 onnx
-Run (both from scratch, about 28 minutes on 2 cores; see training/README.md for what it reaches):
-    .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 20 --reader-minutes 27 --synth-frames 1000
+Run (both from scratch, 28 minutes on 2 cores; the committed models; see training/README.md for what it reaches):
+    .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 22 --reader-minutes 27 --synth-frames 1000 --seed 40
 """
 from __future__ import annotations
 

@@ -201,8 +201,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         read = []
         if candidates:
             read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params.views), params)))
-        big_dice = [(f, p) for f, p in read[: len(big)] if p[dice_net.NOT_A_DIE] <= params.not_a_die_threshold
-                    and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold]
+        big_dice = [(f, p) for f, p in read[: len(big)] if _sure_die(f, p, params)]
         kept = []
         for (cx, cy, side, score), p in big_dice + _dice_surest_first(read[len(big):], params):
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):

@@ -148,3 +148,22 @@ def test_gpio_buttons_and_status_light_with_mock_pins(ui):
     ui.wait(lambda: app.readings_done == 1, timeout=60, what="a reading from the button")
     assert app.gpio.status in ("read_ok", "ready")
     assert app.gpio.status == ("read_ok" if app.reading else "ready")
+
+
+def test_an_unexpected_error_shows_on_the_banner_and_the_game_goes_on(ui):
+    from kivy.clock import Clock
+
+    app = ui.launch(camera="sim")
+    app.start_game("dairyman", ["Ann", "Bob"], {})
+    app.session.roll("white:6 white:4 white:5 white:5 white:3 white:2 white:1 yellow:4")
+    events_before = len(app.session.history())
+
+    def broken_callback(_dt):
+        raise ValueError("a widget\nfailed")
+
+    Clock.schedule_once(broken_callback)
+    ui.pump(2)                                   # the error is caught: it does not escape the frame
+    assert "a widget failed" in app.notice and "saved" in app.notice
+    assert len(app.session.history()) == events_before
+    assert app.play(app.session.game.advise(app.state)[0].move)     # the game carries on
+    assert len(app.session.history()) == events_before + 1

@@ -16,9 +16,11 @@ from typing import Any
 
 import cv2
 from kivy.app import App
+from kivy.base import ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.lang import Builder
+from kivy.logger import Logger
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
@@ -45,6 +47,27 @@ def load_layout(file_name: str) -> None:
     path = str(HERE / file_name)
     if path not in Builder.files:
         Builder.load_file(path)
+
+
+class LastResort(ExceptionHandler):
+    """Whatever escapes a callback is logged with its traceback and shown on the banner; the app runs on.
+
+    Every move and roll is committed to the session store before the screen changes, so the
+    game in progress is intact whatever failed.
+    """
+
+    def __init__(self, app: CompanionApp):
+        super().__init__()
+        self.app = app
+
+    def handle_exception(self, exception: BaseException) -> int:
+        if not isinstance(exception, Exception):       # KeyboardInterrupt, SystemExit: really stop
+            return ExceptionManager.RAISE
+        Logger.error("companion: unexpected error", exc_info=exception)
+        detail = " ".join(str(exception).split()) or type(exception).__name__
+        self.app.notice = f"Something went wrong ({detail}). The game is saved: carry on, or restart the app."
+        self.app.revision += 1                         # redraw from the saved state
+        return ExceptionManager.PASS
 
 
 class CompanionApp(App):
@@ -93,6 +116,8 @@ class CompanionApp(App):
 
     def on_start(self) -> None:
         drop_duplicate_touch_source()
+        self.last_resort = LastResort(self)
+        ExceptionManager.add_handler(self.last_resort)
         self.attempt(self.load_profile)
         self.attempt(lambda: self.open_camera(self.camera_spec))
         self.attempt(self.open_gpio)
@@ -106,6 +131,7 @@ class CompanionApp(App):
         Clock.schedule_interval(self._each_frame, 0)
 
     def on_stop(self) -> None:
+        ExceptionManager.remove_handler(self.last_resort)
         Window.unbind(on_key_down=self._on_key_down)
         Clock.unschedule(self._each_frame)
         if self.grabber:

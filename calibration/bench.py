@@ -6,10 +6,12 @@
   the tray's white balance;
 - :func:`homography`: millimetre error of the marker homography on synthetic slanted trays;
 - :func:`prepare_speed`: time to flatten and white-balance one frame.
+
+The first two need the labelled photos and the scorer (``shared/``); without them
+:func:`run_all` leaves them out with a one-line note on stderr.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import time
@@ -31,11 +33,11 @@ from calibration.labelled import (
 from calibration.profile import Profile, TraySettings, load_profile
 from calibration.tray import TrayLayout, detect_markers, homography_from_markers, map_points, render_tray
 from calibration.white_balance import WhiteBalance
+from companion.errors import CompanionError
+from vision import public_sets
 from vision.colour import die_colour_features
-from vision.public_sets import datasets_dir
 
-DEFAULT_MANIFEST = datasets_dir() / "byler_d6" / "manifest.json"
-SCORE_TOOL = datasets_dir().parent / "tools" / "score_dice.py"
+DEFAULT_MANIFEST = public_sets.manifest_path("byler_d6")
 
 #: Lamp casts applied to real photos: per-channel (B, G, R) gain, then a gamma.
 CASTS = {
@@ -49,13 +51,6 @@ def apply_cast(image: np.ndarray, gains_bgr, gamma: float) -> np.ndarray:
     """The photo as a lamp of this colour and brightness would have given it."""
     scaled = np.clip(image.astype(np.float32) / 255.0 * np.asarray(gains_bgr, np.float32), 0, 1) ** gamma
     return np.round(scaled * 255).astype(np.uint8)
-
-
-def _score_module():
-    spec = importlib.util.spec_from_file_location("score_dice", SCORE_TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def box_predictions(manifest: Path, entries: list[dict], palette, balance: WhiteBalance) -> list[dict]:
@@ -79,7 +74,7 @@ def box_predictions(manifest: Path, entries: list[dict], palette, balance: White
 
 def score_boxes(manifest: Path, entries: list[dict], palette, balance: WhiteBalance) -> dict:
     """score_dice.py's figures for colours read on the labelled boxes."""
-    return _score_module().score(entries, box_predictions(manifest, entries, palette, balance), {})
+    return public_sets.score_module().score(entries, box_predictions(manifest, entries, palette, balance), {})
 
 
 def score_reader(manifest: Path, entries: list[dict], profile: Profile, transform=None) -> dict:
@@ -95,7 +90,7 @@ def score_reader(manifest: Path, entries: list[dict], profile: Profile, transfor
             image = transform(image)
         reading = read_frame(profile.white_balance.correct(image), palette=profile.palette)
         lines.append({**reading.to_json(), "image": entry["image"]})
-    return _score_module().score(entries, lines, {})
+    return public_sets.score_module().score(entries, lines, {})
 
 
 def labelled_palette(manifest: str | Path = DEFAULT_MANIFEST, holdout_every: int = HOLDOUT_EVERY) -> dict:
@@ -209,8 +204,10 @@ def prepare_speed(repeats: int = 20) -> dict:
 
 def run_all(manifest: str | Path = DEFAULT_MANIFEST) -> dict:
     """Every calibration benchmark (several minutes on one core: it reads the set's photos many times)."""
-    return {"homography": homography(), "prepare_speed": prepare_speed(), "labelled_palette": labelled_palette(manifest),
-            "colour_cast": colour_cast(manifest)}
+    reason = public_sets.missing([Path(manifest), public_sets.score_tool()])
+    skipped = public_sets.skipped("calibration on labelled photos", reason) if reason else None
+    return {"homography": homography(), "prepare_speed": prepare_speed(),
+            "labelled_palette": skipped or labelled_palette(manifest), "colour_cast": skipped or colour_cast(manifest)}
 
 
 def main(argv: list[str]) -> int:
@@ -218,8 +215,12 @@ def main(argv: list[str]) -> int:
     writes the labelled-box predictions of a profile for ``score_dice.py``."""
     if argv[:1] == ["boxes"] and len(argv) in (3, 4):
         manifest = Path(argv[3]) if len(argv) == 4 else DEFAULT_MANIFEST
-        profile = load_profile(argv[1])
-        lines = box_predictions(manifest, load_manifest(manifest), profile.palette, profile.white_balance)
+        try:
+            profile = load_profile(argv[1])
+            lines = box_predictions(manifest, load_manifest(manifest), profile.palette, profile.white_balance)
+        except CompanionError as exc:
+            print(f"calibration.bench: {exc}", file=sys.stderr)
+            return 2
         Path(argv[2]).write_text("".join(json.dumps(line) + "\n" for line in lines))
         return 0
     if argv:

@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from test_calibration_colour import BYLER, byler_subset
+from test_calibration_colour import byler_subset
 
 from calibration.guided import dice_by_difference, plan_colours
 from calibration.profile import load_profile
@@ -185,8 +185,6 @@ def test_missing_colour_pictures_are_named(tmp_path, config, capsys):
 
 
 def test_from_labelled_reports_the_held_back_split(tmp_path, config, capsys):
-    if not (BYLER / "manifest.json").exists():
-        pytest.skip("shared/datasets not present")
     manifest = byler_subset(tmp_path, 16)
     entries = json.loads(manifest.read_text())
     assert main(["calibrate", "--from-labelled", str(manifest), "--holdout-every", "4"]) == 0

@@ -11,10 +11,9 @@ from companion.engine import DiceRequest
 from companion.games import get_game
 from hardware import camera as camera_module
 from hardware.camera import CameraError, ReplayCamera, SimCamera, UsbCamera, open_camera
-from vision.public_sets import datasets_dir
 from vision.synth import DIE_COLOURS
 
-BYLER = datasets_dir() / "byler_d6" / "images"
+BYLER = Path(__file__).parent / "data" / "byler_d6" / "images"
 
 
 def _photos(tmp_path, n=3):

@@ -3,15 +3,15 @@ the monitor stays responsive meanwhile and reconnects by itself when the camera 
 import shutil
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from companion.engine import DiceRequest
 from hardware.camera import CameraError, CameraSource, ReplayCamera, SimCamera
 from hardware.monitor import CameraMonitor, MonitoredCamera, open_monitored
-from vision.public_sets import datasets_dir
 
-BYLER = datasets_dir() / "byler_d6" / "images"
+BYLER = Path(__file__).parent / "data" / "byler_d6" / "images"
 
 
 class Cable:

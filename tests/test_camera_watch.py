@@ -2,6 +2,7 @@
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -9,11 +10,10 @@ from companion.bench_camera import matches_truth
 from companion.cli import main
 from companion.commands.watch import camera_frames, camera_readings, settled_readings
 from hardware.camera import SimCamera
-from vision.public_sets import datasets_dir
 from vision.settle import DEFAULT_SETTLE
 from vision.types import DieReading, Reading
 
-BYLER = datasets_dir() / "byler_d6" / "images"
+BYLER = Path(__file__).parent / "data" / "byler_d6" / "images"
 
 
 def _truth_reader(camera):

@@ -533,6 +533,9 @@ def main() -> None:
     a = ap.parse_args()
     if a.side_by_side and a.only:
         ap.error("--side-by-side trains both networks; leave out --only")
+    no_photos = public_sets.missing([public_sets.manifest_path(name) for name in public_sets.SETS])
+    if no_photos:
+        sys.exit(f"train_dice_nets: {no_photos}")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)

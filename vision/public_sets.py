@@ -3,13 +3,21 @@
 The split keeps the last :data:`HOLDOUT_SHARE` of each group of photos (a folder, or a
 file-name prefix such as ``four_``), in shooting order, out of training, so that the
 held-out photos are not near-copies of training photos taken a moment before.
+
+Only benchmarks and training read these sets; a bare clone has none of them (the tests read
+the few photos in ``tests/data``), so each user says so in one line (:func:`missing`).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
+
+from companion.errors import UserError
 
 SETS = ("byler_d6", "matteop65_wood", "aibox_pi_single")
 HOLDOUT_SHARE = 0.2
@@ -26,8 +34,48 @@ def manifest_path(name: str) -> Path:
     return datasets_dir() / name / "manifest.json"
 
 
+def score_tool() -> Path:
+    """``shared/tools/score_dice.py``, the scorer every figure on these sets comes from."""
+    return datasets_dir().parent / "tools" / "score_dice.py"
+
+
+def missing(paths: list[Path] | None = None) -> str | None:
+    """Why the sets cannot be used, in one line, or None when ``paths`` (by default every set's
+    manifest and the scorer) all exist."""
+    if paths is None:
+        paths = [manifest_path(name) for name in SETS] + [score_tool()]
+    absent = [path for path in paths if not Path(path).exists()]
+    if not absent:
+        return None
+    return (f"{absent[0]} is missing: the public photo sets are not here (put shared/datasets beside the "
+            f"repository or set COMPANION_DATASETS); the tests need only tests/data")
+
+
+def require(paths: list[Path]) -> None:
+    """UserError (one line) unless every path in ``paths`` exists."""
+    reason = missing(paths)
+    if reason:
+        raise UserError(reason)
+
+
+def skipped(subject: str, reason: str) -> dict:
+    """Say on stderr, in one line, that ``subject`` was not measured and why; the figure that records it."""
+    print(f"{subject} not measured: {reason}", file=sys.stderr, flush=True)
+    return {"skipped": reason}
+
+
 def load_manifest(name: str) -> list[dict]:
+    require([manifest_path(name)])
     return json.loads(manifest_path(name).read_text())
+
+
+def score_module() -> ModuleType:
+    """``score_dice.py`` loaded as a module (its ``score(manifest, predictions, colour_map)``)."""
+    require([score_tool()])
+    spec = importlib.util.spec_from_file_location("score_dice", score_tool())
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _group_and_order(image: str) -> tuple[str, tuple]:

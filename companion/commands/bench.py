@@ -17,12 +17,16 @@ SUBJECTS = {
     "sessions": [("companion.session", "bench_sessions")],
     "calibration": [("calibration.bench", "run_all")],
     "ui": [("ui.bench", "bench_ui")],
+    "soak": [("companion.bench_soak", "soak_watch"), ("ui.soak", "peak_memory_full_hd"), ("ui.soak", "soak_app")],
 }
+LONG_SUBJECTS = ("soak",)
+"""Subjects that take over an hour: run only when named, never by ``all``."""
 
 
 def register(sub) -> None:
     parser = sub.add_parser("bench", help="measure speed and accuracy (figures for docs/benchmarks.md)")
-    parser.add_argument("subject", choices=[*SUBJECTS, "all"], help="what to measure")
+    parser.add_argument("subject", choices=[*SUBJECTS, "all"],
+                        help="what to measure (all: everything but soak, which takes about 80 minutes)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 
@@ -45,7 +49,7 @@ def _cpu_model() -> str:
 
 
 def run(args) -> int:
-    subjects = list(SUBJECTS) if args.subject == "all" else [args.subject]
+    subjects = [s for s in SUBJECTS if s not in LONG_SUBJECTS] if args.subject == "all" else [args.subject]
     report: dict = {"machine": machine()}
     for subject in subjects:
         for module_name, function_name in SUBJECTS[subject]:

@@ -34,6 +34,7 @@ from calibration.profile import Profile, TraySettings, load_profile
 from calibration.tray import TrayLayout, detect_markers, homography_from_markers, map_points, render_tray
 from calibration.white_balance import WhiteBalance
 from companion.errors import CompanionError
+from companion.safe_files import check_output_path, write_atomically
 from vision import public_sets
 from vision.colour import die_colour_features
 
@@ -216,12 +217,13 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["boxes"] and len(argv) in (3, 4):
         manifest = Path(argv[3]) if len(argv) == 4 else DEFAULT_MANIFEST
         try:
+            output = check_output_path(argv[2], {argv[1]: "the profile", manifest: "the manifest"}, force=True)
             profile = load_profile(argv[1])
             lines = box_predictions(manifest, load_manifest(manifest), profile.palette, profile.white_balance)
         except CompanionError as exc:
             print(f"calibration.bench: {exc}", file=sys.stderr)
             return 2
-        Path(argv[2]).write_text("".join(json.dumps(line) + "\n" for line in lines))
+        write_atomically(output, "".join(json.dumps(line) + "\n" for line in lines))
         return 0
     if argv:
         print(main.__doc__, file=sys.stderr)

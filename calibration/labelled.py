@@ -12,6 +12,7 @@ colour accuracy from 0.970 (labelled boxes only) to 0.987.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,17 +72,58 @@ def pair_with_labels(labels: list[Box], found: list[Box]) -> list[tuple[int, int
 
 
 def load_manifest(path: str | Path) -> list[dict]:
-    """The manifest's entries; UserError if it is missing or not a manifest."""
+    """The manifest's entries, each checked (see :func:`check_entry`); UserError if it is missing or not a manifest."""
     path = Path(path)
     try:
-        entries = json.loads(path.read_text())
+        entries = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"no manifest at {path}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"cannot read manifest {path}: {exc}") from None
+    except RecursionError:
+        raise UserError(f"manifest {path} is nested too deeply to be a dataset manifest") from None
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "image" in e for e in entries):
         raise UserError(f"{path} is not a dataset manifest (a list of {{'image': ..., 'dice': [...]}})")
+    for number, entry in enumerate(entries):
+        problem = check_entry(entry)
+        if problem:
+            raise UserError(f"manifest {path}, entry {number}: {problem}")
     return entries
+
+
+def _shown(value) -> str:
+    """``value`` for an error message, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_entry(entry: dict) -> str | None:
+    """What is wrong with one manifest entry, or None: ``image`` must be a file name, ``dice`` a list of
+    objects whose ``colour`` (if any) is a text and ``bbox`` (if any) is [x, y, w, h] with x, y >= 0
+    and w, h > 0.  Whether each box lies inside its image is checked when the image is read."""
+    image = entry["image"]
+    if not isinstance(image, str) or not image or "\0" in image:
+        return f"image must be a file name, not {_shown(image)}"
+    dice = entry.get("dice", [])
+    if not isinstance(dice, list) or not all(isinstance(d, dict) for d in dice):
+        return f"{image}: dice must be a list of {{'colour': ..., 'bbox': [x, y, w, h]}} objects, not {_shown(dice)}"
+    for number, die in enumerate(dice):
+        colour, bbox = die.get("colour"), die.get("bbox")
+        if colour is not None and not isinstance(colour, str):
+            return f"{image}: die {number}: colour must be a text, not {_shown(colour)}"
+        if bbox is not None and not _is_box(bbox):
+            return (f"{image}: die {number}: bbox must be [x, y, w, h] (numbers, x and y at least 0, "
+                    f"w and h above 0), not {_shown(bbox)}")
+    return None
+
+
+def _is_box(bbox) -> bool:
+    if not (isinstance(bbox, list) and len(bbox) == 4):
+        return False
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in bbox):
+        return False
+    x, y, w, h = bbox
+    return x >= 0 and y >= 0 and w > 0 and h > 0
 
 
 def split_held_back(entries: list[dict], every: int = HOLDOUT_EVERY) -> tuple[list[dict], list[dict]]:
@@ -121,10 +163,15 @@ def labelled_dice(root: Path, entries: list[dict], white_balance: WhiteBalance,
         if not labelled:
             continue
         image = read_image(root, entry)
+        boxes = [tuple(float(v) for v in die["bbox"]) for die in labelled]
+        rows, cols = image.shape[:2]
+        for x, y, w, h in boxes:
+            if x + w > cols or y + h > rows:
+                raise UserError(f"{root / entry['image']}: a labelled die's bbox {[x, y, w, h]} is not inside "
+                                f"the {cols}x{rows} image")
         if transform is not None:
             image = transform(image)
         image = white_balance.correct(image)
-        boxes = [tuple(float(v) for v in die["bbox"]) for die in labelled]
         colours = [str(die["colour"]).lower() for die in labelled]
         for bbox, colour in zip(boxes, colours):
             dice.append(LabelledDie(entry["image"], colour, bbox, die_colour_features(image, bbox)))

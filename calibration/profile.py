@@ -2,8 +2,10 @@
 
 It holds the tray region, the white balance, the camera controls to lock, the expected die
 size and the colour palette (a :class:`vision.colour.Palette`).  ``load_profile`` checks
-every field and names the first bad one in a one-line :class:`UserError`;
-``save_profile`` writes a file that ``load_profile`` reads back to an equal profile.
+every field, each number against its range in :data:`RANGES`, and names the first bad one
+in a one-line :class:`UserError`.  ``save_profile`` checks the text it is about to write
+with that same loader, so it never replaces a profile with one that cannot be read; the
+file it replaces is kept beside it as ``<name>.bak``.
 
 A palette colour may appear several times with the same name: each entry is one *shade*
 (for example solid red and marbled maroon dice both named "red").
@@ -22,10 +24,11 @@ import numpy as np
 
 from calibration.toml_writer import dumps
 from calibration.tray import TrayLayout, aruco_dictionary, flat_tray
+from calibration.white_balance import GAIN_LIMITS, WhiteBalance
 from calibration.white_balance import METHODS as WB_METHODS
-from calibration.white_balance import WhiteBalance
 from companion.errors import UserError
 from companion.paths import config_dir
+from companion.safe_files import write_atomically
 from vision.colour import Palette, PaletteColour, default_palette
 
 FORMAT_VERSION = 1
@@ -168,14 +171,30 @@ def _optional_float(value: float | None) -> float | None:
     return None if value is None else float(value)
 
 
-def save_profile(profile: Profile, path: str | Path) -> Path:
-    """Write ``profile`` to ``path`` (replacing it whole, never half-written)."""
+def backup_path(path: str | Path) -> Path:
+    """Where :func:`save_profile` keeps the profile it replaced: ``profile.toml.bak`` beside ``profile.toml``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(profile_to_dict(profile), HEADER), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return path.with_name(path.name + ".bak")
+
+
+def save_profile(profile: Profile, path: str | Path) -> Path:
+    """Write ``profile`` to ``path`` whole, never half-written, once :func:`load_profile`'s checks pass
+    on the text to be written (else UserError, and nothing changes); a file already at ``path`` is
+    first copied to :func:`backup_path`."""
+    path = Path(path)
+    text = dumps(profile_to_dict(profile), HEADER)
+    try:
+        profile_from_text(text, "the new calibration profile")
+    except UserError as exc:
+        raise UserError(f"{exc}; {path} was left as it was") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        old = path.read_bytes() if path.is_file() else None
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if old is not None:
+        write_atomically(backup_path(path), old)
+    return write_atomically(path, text)
 
 
 # -- reading and checking ---------------------------------------------------------------
@@ -183,16 +202,66 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
 _REQUIRED = object()
 
 
-class _Fields:
-    """Reads typed fields out of a parsed TOML table, naming the field in every error."""
+@dataclass(frozen=True)
+class Range:
+    """The sane values of one number in a profile, both ends included."""
 
-    def __init__(self, source: str, table: Any, prefix: str, known: tuple[str, ...]):
+    low: float
+    high: float
+
+    def holds(self, value: Any) -> bool:
+        return _is_number(value) and self.low <= value <= self.high
+
+    def __str__(self) -> str:
+        return f"from {_plain(self.low)} to {_plain(self.high)}"
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+#: Every number a profile may hold, by field, and its sane range (nan and inf never are).
+#: Beyond these a profile would make the reader name no colour, or allocate without end.
+RANGES: dict[str, Range] = {
+    "tray.width_mm": Range(10, 2000),
+    "tray.height_mm": Range(10, 2000),
+    "tray.px_per_mm": Range(0.1, 20),
+    "tray.corners_px": Range(-50000, 50000),
+    "tray.marker_ids": Range(0, 1023),
+    "tray.marker_size_mm": Range(1, 500),
+    "tray.marker_inset_mm": Range(0, 500),
+    "white_balance.gains_bgr": Range(*GAIN_LIMITS),
+    "white_balance.reference_bgr": Range(1, 255),
+    "camera.exposure_us": Range(1, 1_000_000_000),
+    "camera.analogue_gain": Range(1, 64),
+    "camera.colour_gains": Range(0.1, 32),
+    "camera.lens_position": Range(0, 32),
+    "dice.min_size_px": Range(1, 10000),
+    "dice.max_size_px": Range(1, 10000),
+    "palette.max_distance": Range(0.1, 100),
+    "palette.lightness_weight": Range(0.01, 100),
+    "palette.colour.centre_lab": Range(-128, 128),   # L (0 to 100) and the signed a and b all lie in it
+    "palette.colour.spread": Range(0.1, 200),
+}
+#: The flattened tray (tray size x px_per_mm) is at most this many pixels on its longer side.
+MAX_FLAT_TRAY_PX = 4000
+
+
+class _Fields:
+    """Reads typed fields out of a parsed TOML table, naming the field in every error.
+
+    Numbers are checked against ``RANGES[section + "." + key]``; ``section`` is the prefix
+    without an index (``palette.colour`` for ``palette.colour[2].``).
+    """
+
+    def __init__(self, source: str, table: Any, prefix: str, known: tuple[str, ...], section: str = ""):
         if not isinstance(table, dict):
             raise UserError(f"{source}: field {prefix.rstrip('.')} must be a table")
         unknown = sorted(set(table) - set(known))
         if unknown:
             raise UserError(f"{source}: unknown field {prefix}{unknown[0]} (a typing mistake?)")
         self.source, self.table, self.prefix = source, table, prefix
+        self.section = section or prefix.rstrip(".")
 
     def fail(self, key: str, need: str) -> UserError:
         got = self.table.get(key, "nothing")
@@ -208,24 +277,27 @@ class _Fields:
             raise self.fail(key, need)
         return value
 
-    def number(self, key: str, default: Any = None, positive: bool = False) -> float | None:
-        need = "a positive number" if positive else "a number"
-        value = self.get(key, need, lambda v: _is_number(v) and (not positive or v > 0), default)
+    def range(self, key: str) -> Range:
+        return RANGES[f"{self.section}.{key}"]
+
+    def number(self, key: str, default: Any = None) -> float | None:
+        sane = self.range(key)
+        value = self.get(key, f"a number {sane}", sane.holds, default)
         return None if value is None else float(value)
 
     def integer(self, key: str, default: Any = None) -> int | None:
-        return self.get(key, "a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-                         default)
+        sane = self.range(key)
+        return self.get(key, f"a whole number {sane}", lambda v: _is_integer(v) and sane.holds(v), default)
 
     def text(self, key: str, default: Any = None, choices: tuple[str, ...] = ()) -> str:
         need = f"one of {', '.join(choices)}" if choices else "a text"
         return self.get(key, need, lambda v: isinstance(v, str) and (not choices or v in choices) and v != "",
                          default)
 
-    def numbers(self, key: str, count: int, default: Any = None, positive: bool = False) -> tuple | None:
-        need = f"a list of {count} {'positive ' if positive else ''}numbers"
-        value = self.get(key, need, lambda v: isinstance(v, list) and len(v) == count
-                          and all(_is_number(x) and (not positive or x > 0) for x in v), default)
+    def numbers(self, key: str, count: int, default: Any = None) -> tuple | None:
+        sane = self.range(key)
+        value = self.get(key, f"a list of {count} numbers {sane}",
+                         lambda v: isinstance(v, list) and len(v) == count and all(sane.holds(x) for x in v), default)
         return None if value is None else tuple(float(x) for x in value)
 
 
@@ -233,25 +305,28 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def profile_from_dict(data: dict, source: str = "profile") -> Profile:
     """Check and build a profile from parsed TOML; UserError names the first bad field."""
     top = _Fields(source, data, "", ("version", "name", "tray", "white_balance", "camera", "dice", "palette"))
-    top.get("version", f"{FORMAT_VERSION}", lambda v: v == FORMAT_VERSION, _REQUIRED)
+    top.get("version", f"{FORMAT_VERSION}", lambda v: _is_integer(v) and v == FORMAT_VERSION, _REQUIRED)
     name = top.text("name", "default")
     tray = _read_tray(_Fields(source, data.get("tray", {}), "tray.", TRAY_FIELDS))
     wb_f = _Fields(source, data.get("white_balance", {}), "white_balance.",
                    ("method", "gains_bgr", "reference_bgr"))
     wb = WhiteBalance()
     white_balance = WhiteBalance(wb_f.text("method", wb.method, WB_METHODS),
-                                 wb_f.numbers("gains_bgr", 3, wb.gains_bgr, positive=True),
-                                 wb_f.numbers("reference_bgr", 3, wb.reference_bgr, positive=True))
+                                 wb_f.numbers("gains_bgr", 3, wb.gains_bgr),
+                                 wb_f.numbers("reference_bgr", 3, wb.reference_bgr))
     cam_f = _Fields(source, data.get("camera", {}), "camera.",
                     ("exposure_us", "analogue_gain", "colour_gains", "lens_position"))
-    camera = CameraControls(cam_f.integer("exposure_us"), cam_f.number("analogue_gain", positive=True),
-                            cam_f.numbers("colour_gains", 2, positive=True), cam_f.number("lens_position"))
+    camera = CameraControls(cam_f.integer("exposure_us"), cam_f.number("analogue_gain"),
+                            cam_f.numbers("colour_gains", 2), cam_f.number("lens_position"))
     dice_f = _Fields(source, data.get("dice", {}), "dice.", ("min_size_px", "max_size_px"))
-    die_size = DieSize(dice_f.number("min_size_px", DieSize().min_px, positive=True),
-                       dice_f.number("max_size_px", DieSize().max_px, positive=True))
+    die_size = DieSize(dice_f.number("min_size_px", DieSize().min_px), dice_f.number("max_size_px", DieSize().max_px))
     if die_size.min_px >= die_size.max_px:
         raise dice_f.fail("max_size_px", f"larger than dice.min_size_px ({die_size.min_px:g})")
     palette = _read_palette(source, data["palette"]) if "palette" in data else default_palette()
@@ -265,13 +340,14 @@ TRAY_FIELDS = ("method", "width_mm", "height_mm", "px_per_mm", "corners_px", "ma
 def _read_tray(f: _Fields) -> TraySettings:
     default = TraySettings()
     method = f.text("method", default.method, TRAY_METHODS)
-    ids = f.get("marker_ids", "a list of 4 different whole numbers",
+    id_range = f.range("marker_ids")
+    ids = f.get("marker_ids", f"a list of 4 different whole numbers {id_range}",
                 lambda v: isinstance(v, list) and len(v) == 4 and len(set(v)) == 4
-                and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in v),
+                and all(_is_integer(i) and id_range.holds(i) for i in v),
                 list(default.layout.marker_ids))
-    layout = TrayLayout(f.number("width_mm", default.layout.width_mm, positive=True),
-                        f.number("height_mm", default.layout.height_mm, positive=True),
-                        f.number("marker_size_mm", default.layout.marker_size_mm, positive=True),
+    layout = TrayLayout(f.number("width_mm", default.layout.width_mm),
+                        f.number("height_mm", default.layout.height_mm),
+                        f.number("marker_size_mm", default.layout.marker_size_mm),
                         f.number("marker_inset_mm", default.layout.marker_inset_mm),
                         tuple(ids), f.text("marker_dictionary", default.layout.dictionary))
     if method == "markers":
@@ -279,26 +355,34 @@ def _read_tray(f: _Fields) -> TraySettings:
             aruco_dictionary(layout.dictionary)
         except UserError:
             raise f.fail("marker_dictionary", "an ArUco dictionary such as DICT_4X4_50") from None
-    corners = f.get("corners_px", "four [x, y] points", lambda v: isinstance(v, list) and len(v) == 4 and all(
-        isinstance(p, list) and len(p) == 2 and all(_is_number(c) for c in p) for p in v), None)
+    corner_range = f.range("corners_px")
+    corners = f.get("corners_px", f"four [x, y] points with coordinates {corner_range}",
+                    lambda v: isinstance(v, list) and len(v) == 4 and all(
+                        isinstance(p, list) and len(p) == 2 and all(corner_range.holds(c) for c in p) for p in v),
+                    None)
     if method != "none" and corners is None:
         raise f.fail("corners_px", f"four [x, y] points when tray.method is {method!r}")
     corners_px = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
-    return TraySettings(method, layout, corners_px, f.number("px_per_mm", default.px_per_mm, positive=True))
+    px_per_mm = f.number("px_per_mm", default.px_per_mm)
+    longer_mm = max(layout.width_mm, layout.height_mm)
+    if px_per_mm * longer_mm > MAX_FLAT_TRAY_PX:
+        raise f.fail("px_per_mm", f"at most {MAX_FLAT_TRAY_PX / longer_mm:g} for a {longer_mm:g} mm tray "
+                                  f"(the flattened tray is at most {MAX_FLAT_TRAY_PX} px)")
+    return TraySettings(method, layout, corners_px, px_per_mm)
 
 
 def _read_palette(source: str, table: Any) -> Palette:
     f = _Fields(source, table, "palette.", ("max_distance", "lightness_weight", "colour"))
-    max_distance = f.number("max_distance", _REQUIRED, positive=True)
+    max_distance = f.number("max_distance", _REQUIRED)
     entries = f.get("colour", "a list of [[palette.colour]] tables",
-                     lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, dict) for c in v), _REQUIRED)
+                    lambda v: isinstance(v, list) and bool(v) and all(isinstance(c, dict) for c in v), _REQUIRED)
     colours = []
     for i, entry in enumerate(entries):
-        c = _Fields(source, entry, f"palette.colour[{i}].", ("name", "centre_lab", "spread"))
+        c = _Fields(source, entry, f"palette.colour[{i}].", ("name", "centre_lab", "spread"), "palette.colour")
         colours.append(PaletteColour(c.text("name", _REQUIRED), c.numbers("centre_lab", 3, _REQUIRED),
-                                     c.number("spread", _REQUIRED, positive=True)))
+                                     c.number("spread", _REQUIRED)))
     # The reader's Palette weighs lightness against hue; older palettes have no such field.
-    weight = f.number("lightness_weight", None, positive=True)
+    weight = f.number("lightness_weight", None)
     return Palette(tuple(colours), max_distance) if weight is None else \
         Palette(tuple(colours), max_distance, lightness_weight=weight)
 
@@ -312,8 +396,16 @@ def load_profile(path: str | Path) -> Profile:
         raise UserError(f"no calibration profile at {path}: run `companion calibrate` first") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read calibration profile {path}: {exc}") from None
+    return profile_from_text(text, f"calibration profile {path}")
+
+
+def profile_from_text(text: str, source: str = "profile") -> Profile:
+    """Check and build a profile from TOML text (what :func:`load_profile` reads, and
+    :func:`save_profile` is about to write); UserError names ``source`` and the first bad field."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"calibration profile {path} is not valid TOML: {exc}") from None
-    return profile_from_dict(data, f"calibration profile {path}")
+        raise UserError(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{source} is nested too deeply to be a profile") from None
+    return profile_from_dict(data, source)

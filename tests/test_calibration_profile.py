@@ -136,9 +136,9 @@ def test_default_path_is_in_the_config_dir(tmp_path, monkeypatch):
 
 
 def test_floats_that_need_every_digit_survive(tmp_path):
-    tricky = Profile(die_size=DieSize(0.1 + 0.2, 1e16))
+    tricky = Profile(die_size=DieSize(1.1 + 2.2, 1e4 / 3))
     again = load_profile(save_profile(tricky, tmp_path / "p.toml"))
-    assert again.die_size.min_px == 0.1 + 0.2 and again.die_size.max_px == 1e16
+    assert again.die_size.min_px == 1.1 + 2.2 and again.die_size.max_px == 1e4 / 3
     assert not math.isnan(again.die_size.min_px)
 
 

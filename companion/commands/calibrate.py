@@ -14,6 +14,11 @@ From labelled photos (a dataset manifest)::
     companion calibrate --from-labelled ../shared/datasets/byler_d6/manifest.json
 
 Other:  --markers-sheet FILE writes the four tray markers as a printable PNG.
+
+The new profile is checked by the loader that ``read --profile`` uses before it replaces the
+old one, which is kept as ``profile.toml.bak`` (``<output>.bak``).  An existing ``--output``
+that is not a calibration profile, or an existing ``--markers-sheet`` file, is replaced only
+with ``--force``; an input (manifest, image) never.
 """
 from __future__ import annotations
 
@@ -22,13 +27,18 @@ from pathlib import Path
 import cv2
 
 from companion.errors import UserError
+from companion.safe_files import check_output_path, write_atomically
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("calibrate", help="learn the tray, light and dice colours into a profile",
                                    description="Calibrate colours, tray and white balance for this table.")
     parser.add_argument("--output", "-o", type=Path,
-                        help="profile file to write (default: profile.toml in the config directory)")
+                        help="profile file to write (default: profile.toml in the config directory); the profile "
+                             "it replaces is kept as OUTPUT.bak")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an --output file that is not a calibration profile, or an existing "
+                             "--markers-sheet file")
     parser.add_argument("--name", default="default", help="a name for the profile (e.g. the room or lamp)")
     what = parser.add_argument_group("colours")
     what.add_argument("--game", help="ask for this game's dice colours (dairyman, dyce, whirling-derby)")
@@ -131,22 +141,46 @@ def _max_shades(args) -> int:
 def run(args) -> int:
     from calibration.profile import default_profile_path
 
-    output = args.output or default_profile_path()
     if args.markers_sheet:
         return _markers_sheet(args)
+    output = args.output or default_profile_path()
+    files = _files(args)
+    pictures = [path for paths in files.values() for path in paths]
+    inputs = {path: "an input of this calibration" for path in [args.from_labelled, *pictures] if path}
+    _check_profile_output(output, inputs, args.force)
     if args.from_labelled:
         return _from_labelled(args, output)
-    return _guided(args, output)
+    return _guided(args, output, files)
+
+
+def _check_profile_output(output: Path, inputs: dict[Path, str], force: bool) -> None:
+    """UserError unless the profile may go to ``output``: never onto an input, a directory or a device; onto an
+    existing file only if that is a calibration profile (it is kept as a backup) or with ``--force``."""
+    from calibration.profile import backup_path, load_profile
+
+    check_output_path(output, inputs, force=True)
+    if output.exists() and not force:
+        try:
+            load_profile(output)
+        except UserError:
+            raise UserError(f"{output} exists and is not a usable calibration profile: give --force to replace it "
+                            f"(it is then kept as {backup_path(output)})") from None
 
 
 def _markers_sheet(args) -> int:
     from calibration.tray import render_tray
 
+    check_output_path(args.markers_sheet, force=args.force)
     layout = _layout(args)
     dpi = 300
     sheet = render_tray(layout, dpi / 25.4, tray_grey=255)
-    if not cv2.imwrite(str(args.markers_sheet), sheet):
-        raise UserError(f"cannot write {args.markers_sheet}")
+    try:
+        encoded, data = cv2.imencode(args.markers_sheet.suffix or ".png", sheet)
+    except cv2.error:
+        encoded = False
+    if not encoded:
+        raise UserError(f"cannot write {args.markers_sheet}: name a .png file")
+    write_atomically(args.markers_sheet, data.tobytes())
     print(f"wrote {args.markers_sheet}: print at {dpi} dpi ({layout.width_mm:g} x {layout.height_mm:g} mm), "
           f"or cut out the four {layout.marker_size_mm:g} mm markers and stick them "
           f"{layout.marker_inset_mm:g} mm in from the tray's corners (0 top-left, clockwise)")
@@ -182,13 +216,12 @@ def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
-def _guided(args, output: Path) -> int:
+def _guided(args, output: Path, files: dict[str, list[Path]]) -> int:
     from calibration.guided import CameraFrames, FileFrames, TerminalConsole, plan_colours, run_guided
     from calibration.profile import save_profile
 
     tray = _tray_choice(args)
     max_shades = _max_shades(args)
-    files = _files(args)
     dice_colours = [c for c in files if c != "empty"]
     colours = plan_colours(args.game, (args.colours or "").split(","), args.rename, [*args.add, *dice_colours])
     console = TerminalConsole()

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from companion.errors import UserError
+from companion.safe_files import write_new_file
 from vision.types import Reading
 
 
@@ -22,7 +23,9 @@ def register(subparsers) -> None:
     parser.add_argument("--frames", type=int, metavar="N",
                         help="with --camera: how many frames (default: every image of a replay folder)")
     parser.add_argument("--json", action="store_true", help="one JSON line per image (the score_dice.py format)")
-    parser.add_argument("--annotate", metavar="DIR", type=Path, help="write each image with the dice outlined to DIR")
+    parser.add_argument("--annotate", metavar="DIR", type=Path,
+                        help="write each image with the dice outlined to DIR as NAME.png (NAME-2.png, ... when "
+                             "that file exists: no file is ever replaced)")
     parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
     parser.add_argument("--threads", type=int, metavar="N", help="OpenCV threads (default: OpenCV's choice)")
     parser.set_defaults(func=run)
@@ -74,6 +77,14 @@ def annotate(image, reading):
     return out
 
 
+def write_annotated(directory: Path, reading, image) -> Path:
+    """Save an annotated image in ``directory`` under a name no file there has yet (never over an input)."""
+    encoded, data = cv2.imencode(".png", image)
+    if not encoded:
+        raise UserError(f"cannot encode the annotated {reading.image} as PNG")
+    return write_new_file(directory, Path(reading.image).stem, ".png", data.tobytes())
+
+
 def run(args) -> int:
     from vision.reader import load_image, read_files
 
@@ -109,7 +120,5 @@ def run(args) -> int:
         elif not reading.error:
             print(describe(reading), flush=True)
         if args.annotate and not reading.error:
-            target = args.annotate / (Path(reading.image).stem + ".png")
-            if not cv2.imwrite(str(target), annotate(load_image(reading.image), reading)):
-                raise UserError(f"cannot write {target}")
+            write_annotated(args.annotate, reading, annotate(load_image(reading.image), reading))
     return 2 if failed else 0

@@ -39,7 +39,7 @@ def photo_folder(tmp_path: Path, damage: str = "empty") -> tuple[Path, list[str]
 
 def watch(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "companion", "watch", *args], capture_output=True, text=True,
-                          timeout=TIMEOUT_SECONDS, cwd=REPO)
+                          timeout=TIMEOUT_SECONDS, cwd=REPO, check=False)
 
 
 @pytest.mark.parametrize("damage", ["empty", "cut off"])

@@ -18,7 +18,17 @@ logged by digest, so camera frames never bloat the log.
 
 Several processes may share one file: writes take SQLite's write lock
 (``BEGIN IMMEDIATE``, busy timeout), and a session catches up with events another
-process appended before it validates and writes its own.
+process appended before it validates and writes its own (and :meth:`Session.refresh`
+catches up before showing anything).
+
+A store opened with ``read_only=True`` (history, export, stats) never writes, never
+creates a file and leaves no ``-wal``/``-shm`` files behind, so it also works on a
+read-only disk or directory; a writable store refuses such a place in one line.
+
+A saved game is self-contained: its ``created`` event keeps everything its replay
+depends on, including the contents of a data file named by an option (see
+``self_contained_options`` of a game), so moving or editing that file later does not
+change or break the game.
 """
 from __future__ import annotations
 
@@ -33,6 +43,7 @@ import secrets
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,7 +55,8 @@ from companion.errors import RuleError, UserError
 from companion.games import get_game
 from companion.paths import data_dir
 
-__all__ = ["DEFAULT_FILE_NAME", "Session", "SessionStore", "bench_sessions", "replay_export"]
+__all__ = ["DEFAULT_FILE_NAME", "MAX_NAME_LENGTH", "Session", "SessionStore", "bench_sessions", "check_player_names",
+           "replay_export"]
 
 DEFAULT_FILE_NAME = "sessions.sqlite3"
 # Written into the SQLite header (PRAGMA application_id / user_version) so that a file
@@ -55,6 +67,7 @@ EXPORT_FORMAT = "dice-companion-session"
 BUSY_TIMEOUT_SECONDS = 10.0
 ACTION_KINDS = ("roll", "move")
 EVENT_KINDS = ("created", "roll", "move", "undo", "redo", "finished")
+MAX_NAME_LENGTH = 24   # characters of a player name: what a scoreboard row on the 800x480 screen shows
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _IMAGE_TYPES = ((b"\xff\xd8\xff", ".jpg"), (b"\x89PNG\r\n\x1a\n", ".png"))
@@ -111,15 +124,51 @@ def _check_header(path: Path) -> None:
         raise _refuse(path, f"has session schema version {version}, this companion reads version {SCHEMA_VERSION}")
 
 
-def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
-    uri = f"{path.resolve().as_uri()}?mode={'ro' if read_only else 'rw'}"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
-                           check_same_thread=False)  # the store's lock serialises use across threads
+def _connect(path: Path, mode: str = "rw") -> sqlite3.Connection:
+    """A connection in SQLite URI ``mode``: ``rw``, ``ro``, or ``immutable`` (read-only, no locks, no side files)."""
+    query = "immutable=1" if mode == "immutable" else f"mode={mode}"
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?{query}", uri=True, timeout=BUSY_TIMEOUT_SECONDS,
+                           isolation_level=None, check_same_thread=False)  # the store's lock serialises threads
     return conn
 
 
-def _check_contents(path: Path) -> None:
-    """Refuse a file whose pages or tables are damaged; opened read-only, never written.
+def _read_only_place(path: Path) -> str | None:
+    """Why ``path`` (an existing file) cannot be written, or None if it and its directory can."""
+    if not os.access(path.parent, os.W_OK):
+        return f"is in the read-only directory {path.parent}"
+    if not os.access(path, os.W_OK):
+        return "is read-only"
+    return None
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes and leaves no ``-wal``/``-shm`` files behind.
+
+    Where the file and its directory can be written, a read-write connection with
+    ``query_only`` (SQLite removes its side files when it closes); elsewhere ``mode=ro``
+    when another process's ``-wal`` file is there to be read, else ``immutable``, which
+    needs no side files (``mode=ro`` would create them and could not remove them).
+    """
+    if _read_only_place(path) is None:
+        conn = _connect(path, "rw")
+        conn.execute("PRAGMA query_only = ON")
+        return conn
+    return _connect(path, "ro" if Path(f"{path}-wal").exists() else "immutable")
+
+
+def _check_contents(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file whose pages or tables are damaged (``conn`` only reads)."""
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        raise _refuse(path, f"is corrupt ({problems[0]})")
+    for table, columns in _EXPECTED_COLUMNS.items():
+        found = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+        if found != columns:
+            raise _refuse(path, f"does not have the session table {table!r} this companion expects")
+
+
+def _check_before_writing(path: Path) -> None:
+    """Check the file through a read-only connection before a writable one touches it.
 
     A read-only look at a WAL-mode file makes SQLite create empty ``-wal``/``-shm``
     side files; when the file is refused, those it created are removed again.
@@ -127,15 +176,9 @@ def _check_contents(path: Path) -> None:
     side_files = [Path(f"{path}-wal"), Path(f"{path}-shm")]
     existed = [side.exists() for side in side_files]
     try:
-        conn = _connect(path, read_only=True)
+        conn = _connect(path, "ro")
         try:
-            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
-            if problems != ["ok"]:
-                raise _refuse(path, f"is corrupt ({problems[0]})")
-            for table, columns in _EXPECTED_COLUMNS.items():
-                found = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-                if found != columns:
-                    raise _refuse(path, f"does not have the session table {table!r} this companion expects")
+            _check_contents(conn, path)
         finally:
             conn.close()
     except (sqlite3.DatabaseError, UserError) as exc:
@@ -178,6 +221,23 @@ def _create(path: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
+def check_player_names(game, players: Sequence[str]) -> tuple[str, ...]:
+    """The names of a new game's players, stripped, or a one-line UserError.
+
+    A name is 1 to :data:`MAX_NAME_LENGTH` characters with no control characters (a
+    newline would split the lines of ``play`` and ``history``); ``game`` checks the
+    number of players and that the names differ.
+    """
+    names = tuple(str(name).strip() for name in players)
+    for name in names:
+        if len(name) > MAX_NAME_LENGTH:
+            raise UserError(f"player name {name[:MAX_NAME_LENGTH]!r}... is too long: "
+                            f"at most {MAX_NAME_LENGTH} characters")
+        if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in name):
+            raise UserError(f"player name {name!r} has a control character (a line break or tab?)")
+    return game.check_players(names)
+
+
 @dataclass(frozen=True)
 class _Event:
     seq: int
@@ -207,25 +267,54 @@ class SessionStore:
 
     ``path`` defaults to ``sessions.sqlite3`` in :func:`companion.paths.data_dir`.  An
     empty, truncated, corrupt or foreign file is refused with a one-line UserError and
-    left exactly as it was.
+    left exactly as it was, and so is a file or directory that cannot be written.
+    With ``read_only`` the store only reads: a missing file is refused (nothing is
+    created), a read-only file or directory is fine, and every write is refused.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None):
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = Path(path) if path is not None else data_dir() / DEFAULT_FILE_NAME
+        self.read_only = read_only
+        self._lock = threading.RLock()  # one connection, shared by the UI's threads one at a time
         try:
             if not self.path.exists():
+                if read_only:
+                    raise UserError(f"no saved games in {self.path}: there is no such file (nothing was created)")
+                if self.path.parent.is_dir() and not os.access(self.path.parent, os.W_OK):
+                    raise UserError(f"cannot create session file {self.path}: its directory is read-only")
                 _create(self.path)
             _check_header(self.path)
         except (OSError, sqlite3.DatabaseError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise UserError(f"cannot use session file {self.path}: {reason}") from exc
-        _check_contents(self.path)
-        self._lock = threading.RLock()  # one connection, shared by the UI's threads one at a time
+        self._conn = self._open_read_only() if read_only else self._open_writable()
+
+    def _open_read_only(self) -> sqlite3.Connection:
         try:
-            self._conn = _connect(self.path)
-            self._conn.execute("PRAGMA synchronous = FULL")
+            conn = _connect_read_only(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise _refuse(self.path, f"cannot be opened for reading ({exc})") from exc
+        try:
+            _check_contents(conn, self.path)
+        except (sqlite3.DatabaseError, UserError) as exc:
+            conn.close()
+            if isinstance(exc, UserError):
+                raise
+            raise _refuse(self.path, f"cannot be read as a session database ({exc})") from exc
+        return conn
+
+    def _open_writable(self) -> sqlite3.Connection:
+        unwritable = _read_only_place(self.path)
+        if unwritable:
+            raise UserError(f"session file {self.path} {unwritable}, so games cannot be saved "
+                            "(make it writable or use --db with a writable file)")
+        _check_before_writing(self.path)
+        try:
+            conn = _connect(self.path)
+            conn.execute("PRAGMA synchronous = FULL")
         except sqlite3.DatabaseError as exc:
             raise _refuse(self.path, f"cannot be opened ({exc})") from exc
+        return conn
 
     # -- plumbing ---------------------------------------------------------------------
     def close(self) -> None:
@@ -238,6 +327,8 @@ class SessionStore:
         self.close()
 
     def _write_transaction(self) -> _Transaction:
+        if self.read_only:
+            raise UserError(f"session file {self.path} is open read-only here: nothing can be saved")
         return _Transaction(self._conn, self.path, self._lock)
 
     def _events(self, session_id: int, after_seq: int = -1) -> list[_Event]:
@@ -296,10 +387,17 @@ class SessionStore:
     # -- sessions ---------------------------------------------------------------------
     def new_session(self, game_name: str, players: Sequence[str], options: Mapping[str, Any] | None = None,
                     seed: int | None = None) -> Session:
-        """Start a game: checks players and options, then writes the ``created`` event."""
+        """Start a game: checks players and options, then writes the ``created`` event.
+
+        The options logged are the game's self-contained ones (a data file's contents
+        instead of its path), so the saved game replays without any file outside the log.
+        """
         game = get_game(game_name)
-        players = game.check_players(players)
+        players = check_player_names(game, players)
         resolved = game.resolve_options(options)
+        self_contained = getattr(game, "self_contained_options", None)
+        if self_contained is not None:
+            resolved = self_contained(resolved)
         if seed is None:
             seed = secrets.randbelow(2**31)
         elif not isinstance(seed, int) or isinstance(seed, bool):
@@ -471,10 +569,22 @@ class Session:
             return state.apply_roll([Die.from_json(d) for d in action.payload["dice"]])
         return state.apply(Move.from_json(action.payload["move"]))
 
-    def _catch_up(self) -> None:
-        """Replay events another process appended since this session last looked."""
-        for event in self.store._events(self.id, after_seq=self._events[-1].seq):
+    def _catch_up(self) -> int:
+        """Replay events another process appended since this session last looked; how many there were."""
+        events = self.store._events(self.id, after_seq=self._events[-1].seq)
+        for event in events:
             self._replay(event)
+        return len(events)
+
+    def refresh(self) -> list[dict]:
+        """Catch up with what another process (a second screen, another ``play``) saved
+        since this session last looked; the :meth:`history` entries it brought, oldest first.
+
+        Call it before showing the state or the moves, so nobody chooses from a stale position.
+        """
+        with self.store._lock:
+            added = self._catch_up()
+            return self.history()[len(self._events) - added:]
 
     # -- reading ----------------------------------------------------------------------
     @property

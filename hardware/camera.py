@@ -6,8 +6,11 @@
   :mod:`vision.synth`, tumbling for a few frames and then at rest, and tells the truth
   of what it drew (:attr:`SimCamera.truth`).
 * ``pi`` - the Raspberry Pi camera through picamera2 (imported only here).
-* ``usb`` or ``usb:INDEX`` (or ``usb:/dev/videoN``) - a webcam through OpenCV.
-* ``replay:PATH`` - a folder of images or a video file, played in a loop.
+* ``usb`` or ``usb:INDEX`` (INDEX 0 to 63, as ``/dev/video0`` to ``/dev/video63``; or
+  ``usb:/dev/videoN``) - a webcam through OpenCV.
+* ``replay:PATH`` - a folder of images or a video file, played in a loop; an image that
+  cannot be read is skipped with a one-line warning (logged), and a folder with no
+  readable image is refused when it is opened.
 
 Every source has ``read() -> BGR uint8 image`` (a :class:`CameraError`, one line, when
 no frame can be had), ``close()``, and works as a context manager.  ``frame_name`` is a
@@ -17,6 +20,8 @@ and replays that are not paced), or None where the wall clock is the only one.
 """
 from __future__ import annotations
 
+import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,15 +35,22 @@ from companion.errors import CompanionError
 from vision.synth import DIE_COLOURS, SynthDie, render_scene
 
 __all__ = [
-    "IMAGE_SUFFIXES", "CameraError", "CameraSource", "PiCamera", "ReplayCamera", "SimCamera", "UsbCamera",
-    "default_spec", "is_raspberry_pi", "open_camera",
+    "IMAGE_SUFFIXES", "MAX_USB_INDEX", "CameraError", "CameraSource", "EndOfReplay", "PiCamera", "ReplayCamera",
+    "SimCamera", "UsbCamera", "default_spec", "is_raspberry_pi", "open_camera", "parse_camera_spec",
 ]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+MAX_USB_INDEX = 63   # V4L2 numbers webcams /dev/video0 to /dev/video63
+
+log = logging.getLogger(__name__)
 
 
 class CameraError(CompanionError):
     """A camera that cannot give a frame (missing, unplugged, failed), in one line."""
+
+
+class EndOfReplay(CameraError):
+    """A replay that does not loop has shown its last frame."""
 
 
 class CameraSource:
@@ -187,7 +199,9 @@ class ReplayCamera(CameraSource):
     """Plays a folder of images (sorted by name) or a video file as camera frames, looping.
 
     Each image is shown for ``frames_per_image`` reads (a real camera sees a still
-    tray many times).  With ``fps`` set, reads are paced to that rate.
+    tray many times).  With ``fps`` set, reads are paced to that rate.  An image that
+    cannot be read (empty, damaged, gone, no permission) is skipped with a logged
+    warning, once; a folder none of whose images can be read is a CameraError.
     """
 
     name = "replay"
@@ -206,11 +220,13 @@ class ReplayCamera(CameraSource):
         self._index = 0
         self._repeat = 0
         self._current: np.ndarray | None = None
+        self._first: np.ndarray | None = None
         self._last_read = 0.0
         if self.path.is_dir():
             self._images = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
             if not self._images:
                 raise CameraError(f"replay: no images ({', '.join(IMAGE_SUFFIXES)}) in {self.path}")
+            self._first = self._next_image()   # refuses a folder with no readable image now, not at a read
         elif self.path.is_file():
             self._video = cv2.VideoCapture(str(self.path))
             if not self._video.isOpened():
@@ -220,7 +236,7 @@ class ReplayCamera(CameraSource):
 
     @property
     def images(self) -> list[Path]:
-        """The images played, in order (empty for a video)."""
+        """The images played, in order (empty for a video); those found unreadable are left out."""
         return list(self._images)
 
     def _pace(self) -> None:
@@ -241,20 +257,29 @@ class ReplayCamera(CameraSource):
         if self._current is not None and self._repeat < self.frames_per_image:
             self._repeat += 1
             return self._current.copy()
-        if self._index >= len(self._images):
-            if not self.loop:
-                raise CameraError(f"replay: end of {self.path}")
-            self._index = 0
-        image_path = self._images[self._index]
-        self._index += 1
-        if not image_path.exists():
-            raise CameraError(f"replay: {image_path} has gone")
-        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise CameraError(f"replay: {image_path} is not a readable image")
+        if self._first is not None:
+            frame, self._first = self._first, None
+        else:
+            frame = self._next_image()
         self._current, self._repeat = frame, 1
-        self.frame_name = str(image_path)
         return frame.copy()
+
+    def _next_image(self) -> np.ndarray:
+        """The next readable image in the folder (looping), dropping unreadable ones with a warning."""
+        while self._images:
+            if self._index >= len(self._images):
+                if not self.loop:
+                    raise EndOfReplay(f"replay: end of {self.path}")
+                self._index = 0
+            image_path = self._images[self._index]
+            frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR) if image_path.is_file() else None
+            if frame is not None:
+                self._index += 1
+                self.frame_name = str(image_path)
+                return frame
+            log.warning("replay: skipped %s, which is not a readable image", image_path)
+            del self._images[self._index]
+        raise CameraError(f"replay: every image in {self.path} has gone or cannot be read")
 
     def _read_video(self) -> np.ndarray:
         if not self.path.exists():
@@ -444,23 +469,34 @@ def default_spec() -> str:
     return "pi" if is_raspberry_pi() else "sim"
 
 
-def open_camera(spec: str | None = None, **options: Any) -> CameraSource:
-    """Open the camera named by ``spec`` (sim, pi, usb[:INDEX], replay:PATH); options go to its backend."""
-    spec = (spec or default_spec()).strip()
-    kind, _, arg = spec.partition(":")
+def parse_camera_spec(spec: str) -> tuple[str, int | str | None]:
+    """``(kind, argument)`` of a camera spec (sim, pi, usb[:INDEX], usb:/dev/PATH, replay:PATH),
+    the usb index checked to be 0..MAX_USB_INDEX; a one-line CameraError otherwise."""
+    kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
-    if kind == "sim" and not arg:
-        return SimCamera(**options)
-    if kind == "pi" and not arg:
-        return PiCamera(**options)
+    if kind in ("sim", "pi") and not arg:
+        return kind, None
     if kind == "usb":
         if not arg:
-            return UsbCamera(0, **options)
-        if arg.isdigit():
-            return UsbCamera(int(arg), **options)
+            return kind, 0
         if arg.startswith("/dev/"):
-            return UsbCamera(arg, **options)
-        raise CameraError(f"camera {spec!r}: usb takes a number or a /dev/video path, e.g. usb:1")
+            return kind, arg
+        if re.fullmatch(r"[0-9]+", arg) and int(arg) <= MAX_USB_INDEX:
+            return kind, int(arg)
+        raise CameraError(f"camera {spec!r}: usb takes a number from 0 to {MAX_USB_INDEX} or a /dev/video path, "
+                          "e.g. usb:1")
     if kind == "replay" and arg:
-        return ReplayCamera(arg, **options)
+        return kind, arg
     raise CameraError(f"unknown camera {spec!r}: use sim, pi, usb, usb:INDEX or replay:PATH")
+
+
+def open_camera(spec: str | None = None, **options: Any) -> CameraSource:
+    """Open the camera named by ``spec`` (see :func:`parse_camera_spec`); options go to its backend."""
+    kind, arg = parse_camera_spec(spec or default_spec())
+    if kind == "sim":
+        return SimCamera(**options)
+    if kind == "pi":
+        return PiCamera(**options)
+    if kind == "usb":
+        return UsbCamera(arg, **options)
+    return ReplayCamera(arg, **options)

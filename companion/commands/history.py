@@ -27,7 +27,7 @@ def chosen_session(store: SessionStore, session_id: int | None) -> Session:
 
 
 def run(args) -> int:
-    with SessionStore(args.db) as store:
+    with SessionStore(args.db, read_only=True) as store:
         if args.list:
             sessions = store.list_sessions()
             if args.json:

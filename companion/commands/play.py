@@ -5,6 +5,10 @@ Commands are read from stdin (a person typing, or a script): ``roll 6 4 5 5``,
 ``state``, ``history``, ``help``, ``quit``.  Every roll or move is saved before it
 is acknowledged with a line starting ``ok``; an error is one line on stderr and the
 game goes on.  On start the last unfinished game is resumed unless ``--new`` is given.
+
+Before each command the game is refreshed from the file: what another process (a second
+``play``, the app) saved meanwhile is printed as ``seen SEQ TEXT`` lines, and a ``move N``
+typed before that news is refused, since N numbered the moves of a position that is gone.
 """
 from __future__ import annotations
 
@@ -158,6 +162,16 @@ def _input_lines():
             return
 
 
+def _show_news(session: Session) -> bool:
+    """Print what another process saved since this one last looked; True if there was any."""
+    news = session.refresh()
+    for entry in news:
+        _say(f"seen {entry['seq']} {entry.get('text', '')}")
+    if news:
+        _say(_next_step(session.state))
+    return bool(news)
+
+
 def run(args) -> int:
     session = _start(args)
     _say(_next_step(session.state))
@@ -166,6 +180,9 @@ def run(args) -> int:
         if not line or line.startswith("#"):
             continue
         try:
+            command, _, rest = line.partition(" ")
+            if _show_news(session) and command.lower() == "move" and rest.strip().isdigit():
+                raise UserError("another player acted meanwhile (see above): type `moves` for the moves now")
             if not _handle(line, session):
                 break
         except CompanionError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from companion.errors import UserError
 from companion.games import get_game
+from companion.session import SessionStore, check_player_names
 
 
 def register(sub) -> None:
@@ -23,20 +24,22 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from hardware.camera import parse_camera_spec
     from ui.preferences import check_camera
 
     camera = check_camera(args.camera) if args.camera is not None else None
+    if camera:
+        parse_camera_spec(camera)
     game = get_game(args.game) if args.game else None
     players = [p for p in args.players.split(",")] if args.players else []
     if players:
         if game is None:
             raise UserError("--players needs --game")
-        players = list(game.check_players(players))
+        players = list(check_player_names(game, players))
     try:
         import kivy  # noqa: F401  (only to give a clear message when it is missing)
     except ImportError:
         raise UserError("the app needs Kivy: pip install 'dice-companion[ui]'") from None
-    from companion.session import SessionStore
     from ui.window import configure_window
 
     store = SessionStore(args.db)

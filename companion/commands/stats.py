@@ -14,7 +14,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    with SessionStore(args.db) as store:
+    with SessionStore(args.db, read_only=True) as store:
         stats = store.player_stats()
     if args.json:
         print(json.dumps(stats))

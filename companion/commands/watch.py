@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.errors import UserError
-from hardware.camera import CameraSource, ReplayCamera, SimCamera, default_spec, open_camera
+from hardware.camera import CameraSource, EndOfReplay, SimCamera, default_spec, open_camera, parse_camera_spec
 from vision.settle import DEFAULT_SETTLE, Settler, SettleSettings
 from vision.synth import SynthDie
 from vision.types import Reading
@@ -50,19 +50,23 @@ def camera_readings(spec: str, *, read: Callable[[np.ndarray], Reading] | None =
     """A reading of every frame of camera ``spec``, without settling; for ``replay:DIR`` one per image.
 
     ``read`` reads one frame (default: the reader with its default palette); ``limit`` caps
-    the number of frames (default: all images of a replay folder, else no cap).
+    the number of frames (default: every readable image of a replay folder once, else no cap).
     Each reading's ``image`` names the frame (the file when replaying).  ``camera_options``
     go to :func:`~hardware.camera.open_camera`.
     """
     if read is None:
         from vision.reader import read_frame as read
 
+    kind, arg = parse_camera_spec(spec)
+    if limit is None and kind == "replay" and Path(arg).is_dir():
+        camera_options = {**camera_options, "loop": False}
     with open_camera(spec, **camera_options) as camera:
-        if limit is None and isinstance(camera, ReplayCamera) and camera.images:
-            limit = len(camera.images)
         n = 0
         while limit is None or n < limit:
-            frame = camera.read()
+            try:
+                frame = camera.read()
+            except EndOfReplay:
+                return
             n += 1
             reading = read(frame)
             yield Reading(reading.dice, reading.ms, image=camera.frame_name or f"{spec}#{n}")

@@ -10,7 +10,9 @@ player are placed by that player at once; a player is never handed dice of their
 own turn wins.
 
 The card data (patterns, slots, which front has which back, which side does what) is in
-``whirling_derby.toml`` and can be overridden with the ``card_data`` option.  Our readings
+``whirling_derby.toml`` and can be overridden with the ``card_data`` option; a saved game
+keeps the complete card data it was started with (:meth:`WhirlingDerby.self_contained_options`),
+so it replays the same after that file, or this one, changes or moves.  Our readings
 where the rule text is silent: the first player's first turn rolls all their dice; the
 reassign action may set one card to another side (dice on it go back to the hand), then
 lift any dice and place every die in hand again; a die is "given" to its own colour only
@@ -21,6 +23,7 @@ fewest dice on their cards wins it.
 """
 from __future__ import annotations
 
+import json
 import random
 import tomllib
 from collections import Counter
@@ -111,13 +114,26 @@ def _read_toml(path: Path) -> dict:
         raise UserError(f"card data {path} is not valid TOML: {exc}") from exc
 
 
-@cache
-def load_rules(card_data: str = "", colours: str = "red,blue,green,yellow", neutral: str = "white",
-               turn_cap: int = 400) -> Rules:
-    """The rules from the built-in data, overlaid with the TOML file ``card_data`` if given."""
+def complete_card_data(card_data: str = "") -> dict:
+    """The card data ``card_data`` names: the built-in data overlaid with the TOML file
+    ``card_data`` if given, or, when it is a JSON object, the complete card data itself
+    (what a saved game keeps)."""
+    if card_data.lstrip().startswith("{"):
+        try:
+            return json.loads(card_data)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"bad Whirling Derby card data (JSON): {exc}") from exc
     data = _read_toml(DATA_FILE)
     if card_data:
         data = _merge(data, _read_toml(Path(card_data).expanduser()))
+    return data
+
+
+@cache
+def load_rules(card_data: str = "", colours: str = "red,blue,green,yellow", neutral: str = "white",
+               turn_cap: int = 400) -> Rules:
+    """The rules from the card data ``card_data`` names (see :func:`complete_card_data`)."""
+    data = complete_card_data(card_data)
     try:
         sides = {}
         for key, raw in data["sides"].items():
@@ -740,11 +756,19 @@ class WhirlingDerby(Game):
                "the players' dice colours by seat, as the camera names them (comma separated, four)"),
         Option("neutral_colour", "white", "the colour of the neutral dice of a two-player game"),
         Option("card_data", "", "a TOML file overriding the card data (sides, patterns, actions; see "
-               "companion/games/whirling_derby.toml); empty: our reading of the rules"),
+               "companion/games/whirling_derby.toml); empty: our reading of the rules; a saved game keeps "
+               "the complete card data here as a JSON object"),
         Option("turn_cap", 400, "house rule against endless games: after this many turns in all, the "
                "player with the fewest dice on their cards wins (earlier seat on a tie); the same decides "
                "a stalemate, where nobody has dice enough to complete any card"),
     )
+
+    def self_contained_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Resolved ``options`` with ``card_data`` replaced by the complete card data it names
+        (as JSON), so a saved game depends on no file, not even this version's built-in data."""
+        self.rules_for(options)   # bad card data is refused here, before anything is kept
+        data = complete_card_data(options["card_data"])
+        return {**options, "card_data": json.dumps(data, sort_keys=True, default=str)}
 
     def rules_for(self, options: Mapping[str, Any]) -> Rules:
         return load_rules(options["card_data"], options["colours"], options["neutral_colour"], options["turn_cap"])

@@ -158,7 +158,7 @@ def test_a_store_opened_read_only_refuses_to_write(tmp_path):
 
 # -- 3. a --db that does not exist ----------------------------------------------------------
 
-@pytest.mark.parametrize("command", [["history"], ["history", "--list"], ["stats"]])
+@pytest.mark.parametrize("command", [["history"], ["history", "--list"], ["stats"], ["export", "--format", "csv"]])
 def test_reading_commands_refuse_a_missing_database_and_create_nothing(tmp_path, command):
     typo = tmp_path / "typo.sqlite3"
     message = refused_in_one_line(companion(*command, "--db", str(typo)))

@@ -34,7 +34,7 @@ def check_export_path(output: str, db: str | None, force: bool) -> None:
 def run(args) -> int:
     if args.output:
         check_export_path(args.output, args.db, args.force)
-    with SessionStore(args.db) as store:
+    with SessionStore(args.db, read_only=True) as store:
         session = chosen_session(store, args.session)
         if args.format == "json":
             text = json.dumps(session.export_json(), indent=2) + "\n"

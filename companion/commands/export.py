@@ -25,7 +25,7 @@ def register(sub) -> None:
 def check_export_path(output: str, db: str | None, force: bool) -> None:
     """UserError unless ``output`` may be written: never the database, its SQLite side files or its photos."""
     database = Path(db) if db else data_dir() / DEFAULT_FILE_NAME
-    if same_file(Path(output).parent, database.with_name(f"{database.stem}-photos")):
+    if database.name and same_file(Path(output).parent, database.with_name(f"{database.stem}-photos")):
         raise UserError(f"will not write {output}: it is in the session database's photo folder")
     sides = ("", "-wal", "-shm", "-journal")
     check_output_path(output, {Path(f"{database}{side}"): "the session database" for side in sides}, force)

@@ -64,8 +64,7 @@ def _acknowledge(session: Session) -> None:
     _say(_next_step(session.state))
 
 
-def _start(args) -> Session:
-    store = SessionStore(args.db)
+def _start(args, store: SessionStore) -> Session:
     players = [p for p in args.players.split(",")] if args.players else None
     if not args.new:
         session = store.latest_unfinished(args.game, players)
@@ -173,7 +172,11 @@ def _show_news(session: Session) -> bool:
 
 
 def run(args) -> int:
-    session = _start(args)
+    with SessionStore(args.db) as store:
+        return _play(_start(args, store))
+
+
+def _play(session: Session) -> int:
     _say(_next_step(session.state))
     for raw in _input_lines():
         line = raw.strip()

@@ -139,7 +139,7 @@ class FileFrames:
         self.files = files
 
     def frames(self, step: str, prompt: str, console: Console) -> list[np.ndarray]:
-        from vision.reader import load_image
+        from vision.image_files import load_image
 
         paths = self.files.get(step, [])
         if not paths:

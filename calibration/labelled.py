@@ -11,22 +11,25 @@ colour accuracy from 0.970 (labelled boxes only) to 0.987.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from calibration.palette import MAX_SHADES, Separation, learn_palette, separation
 from calibration.profile import DieSize
 from calibration.white_balance import WhiteBalance, background_colour, gains_to, neutral_reference
 from companion.errors import UserError
+from companion.limits import read_json_file
 from vision.colour import Palette, die_colour_features
+from vision.image_files import load_image
+from vision.reader import as_bgr8
 
 HOLDOUT_EVERY = 4
+MAX_MANIFEST_BYTES = 50_000_000
+"""Size of a dataset manifest read whole (the public sets' are under 0.3 MB for 200 photos)."""
 
 
 #: A found box pairs with a labelled die when its centre is within PAIR_SHARE x the label
@@ -74,16 +77,13 @@ def pair_with_labels(labels: list[Box], found: list[Box]) -> list[tuple[int, int
 def load_manifest(path: str | Path) -> list[dict]:
     """The manifest's entries, each checked (see :func:`check_entry`); UserError if it is missing or not a manifest."""
     path = Path(path)
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"no manifest at {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read manifest {path}: {exc}") from None
-    except RecursionError:
-        raise UserError(f"manifest {path} is nested too deeply to be a dataset manifest") from None
+    if not path.exists():
+        raise UserError(f"no manifest at {path}")
+    entries = read_json_file(path, "manifest", max_bytes=MAX_MANIFEST_BYTES)
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "image" in e for e in entries):
         raise UserError(f"{path} is not a dataset manifest (a list of {{'image': ..., 'dice': [...]}})")
+    if not entries:
+        raise UserError(f"manifest {path} lists no photos")
     for number, entry in enumerate(entries):
         problem = check_entry(entry)
         if problem:
@@ -138,10 +138,8 @@ def split_held_back(entries: list[dict], every: int = HOLDOUT_EVERY) -> tuple[li
 
 
 def read_image(root: Path, entry: dict) -> np.ndarray:
-    image = cv2.imread(str(root / entry["image"]))
-    if image is None:
-        raise UserError(f"cannot read image {root / entry['image']}")
-    return image
+    """The entry's photo (BGR 8 bit); UserError for one that cannot be read or is too big."""
+    return as_bgr8(load_image(root / entry["image"]))
 
 
 def tray_reference(root: Path, entries: list[dict]) -> WhiteBalance:

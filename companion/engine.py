@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.errors import RuleError, UserError
+from companion.limits import MAX_DICE_PER_ROLL, MAX_DIE_TOKEN_LENGTH, check_player_count
 
 __all__ = [
     "Alert", "DiceRequest", "Die", "Game", "GameState", "Move", "Option", "Suggestion",
@@ -58,8 +59,13 @@ _DIE_TOKEN = re.compile(r"^(?:(?P<colour>[a-zA-Z][\w-]*):)?(?P<value>\d+)$")
 
 def parse_dice(text: str) -> tuple[Die, ...]:
     """Parse ``"white:6 white:4 yellow:2 5"`` (commas allowed) into dice."""
+    tokens = text.replace(",", " ").split()
+    if len(tokens) > MAX_DICE_PER_ROLL:
+        raise UserError(f"{len(tokens)} dice: a roll has at most {MAX_DICE_PER_ROLL}")
     dice = []
-    for token in text.replace(",", " ").split():
+    for token in tokens:
+        if len(token) > MAX_DIE_TOKEN_LENGTH:
+            raise UserError(f"cannot read die {token[:12]!r}...: a die is at most {MAX_DIE_TOKEN_LENGTH} characters")
         match = _DIE_TOKEN.match(token)
         if not match:
             raise UserError(f"cannot read die {token!r}: write a value 1-6, optionally as colour:value")
@@ -364,14 +370,13 @@ class Game(ABC):
 
     def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
         players = tuple(p.strip() for p in players)
-        if not self.min_players <= len(players) <= self.max_players:
-            raise UserError(f"{self.title} is for {self.min_players}-{self.max_players} players, not {len(players)}")
+        check_player_count(self, len(players))
         if any(not p for p in players) or len(set(players)) != len(players):
             raise UserError("players need distinct, non-empty names")
         return players
 
     def default_players(self, count: int | None = None) -> tuple[str, ...]:
-        count = self.min_players if count is None else count
+        count = self.min_players if count is None else check_player_count(self, count)
         return tuple(f"Player {i + 1}" for i in range(count))
 
     @abstractmethod

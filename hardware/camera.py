@@ -31,7 +31,9 @@ import cv2
 import numpy as np
 
 from companion.engine import DiceRequest
-from companion.errors import CompanionError
+from companion.errors import CompanionError, UserError
+from vision.image_files import load_scaled_image
+from vision.reader import as_bgr8
 from vision.synth import DIE_COLOURS, SynthDie, render_scene
 
 __all__ = [
@@ -272,12 +274,14 @@ class ReplayCamera(CameraSource):
                     raise EndOfReplay(f"replay: end of {self.path}")
                 self._index = 0
             image_path = self._images[self._index]
-            frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR) if image_path.is_file() else None
-            if frame is not None:
+            try:
+                frame = as_bgr8(load_scaled_image(image_path)[0])
+            except UserError:
+                log.warning("replay: skipped %s, which is not a readable image", image_path)
+            else:
                 self._index += 1
                 self.frame_name = str(image_path)
                 return frame
-            log.warning("replay: skipped %s, which is not a readable image", image_path)
             del self._images[self._index]
         raise CameraError(f"replay: every image in {self.path} has gone or cannot be read")
 

@@ -102,12 +102,12 @@ def soak_app(minutes: float = SOAK_MINUTES, sample_minutes: float = SAMPLE_MINUT
                     continue
                 source, throws = app.grabber.source, app.grabber.source.throws
                 app.throw_dice()
-                _wait(loop, lambda: source.throws > throws and not source.rolling)
+                _wait(loop, lambda source=source, throws=throws: source.throws > throws and not source.rolling)
                 shown = app.grabber.count
-                _wait(loop, lambda: app.grabber.count >= shown + 2)
+                _wait(loop, lambda shown=shown: app.grabber.count >= shown + 2)
                 done = app.readings_done
                 app.read_dice()
-                _wait(loop, lambda: app.readings_done > done, timeout=60)
+                _wait(loop, lambda done=done: app.readings_done > done, timeout=60)
                 truth = sorted((d.value, d.colour) for d in source.truth)
                 if sorted((d.value, d.colour) for d in app.reading) != truth:
                     misread += 1                 # the player corrects the dice by touch
@@ -154,7 +154,7 @@ def peak_memory_full_hd(seconds: float = PEAK_SECONDS, frames: int = 6) -> dict:
                     continue
                 done = app.readings_done
                 if app.read_dice():
-                    _wait(loop, lambda: app.readings_done > done, timeout=60)
+                    _wait(loop, lambda done=done: app.readings_done > done, timeout=60)
                     readings += 1
                 # the frames show other dice than the game asks for: the roll is typed by hand
                 app.session.roll([Die(values.randint(1, 6), colour) for colour in request.colours])

@@ -18,6 +18,7 @@ import numpy as np
 from companion.errors import UserError
 from vision import dice_net
 from vision.colour import Palette, default_palette, die_colour_features
+from vision.image_files import load_scaled_image
 from vision.types import DieReading, Reading
 
 
@@ -217,36 +218,26 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
     return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
 
 
-def load_image(path) -> np.ndarray:
-    """The image file's pixels (BGR, 8 or 16 bit); UserError for a missing, empty or undecodable file."""
-    path = Path(path)
-    try:
-        data = np.fromfile(str(path), dtype=np.uint8)
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if data.size == 0:
-        raise UserError(f"cannot read {path}: the file is empty")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
-    if image is None:
-        raise UserError(f"cannot read {path}: not an image file OpenCV can decode")
-    return image
-
-
 def read_file(path, palette: Palette | None = None, **params) -> Reading:
-    """Read one image file; UserError if it cannot be read as an image."""
-    reading = read_frame(load_image(path), palette=palette, **params)
-    return Reading(reading.dice, reading.ms, image=str(path))
+    """Read one image file (a big photo decoded reduced, positions given in its own pixels);
+    UserError if it cannot be read as an image."""
+    return next(read_files([path], lambda frame: read_frame(frame, palette=palette, **params), raise_errors=True))
 
 
-def read_files(paths: Iterable, read: Callable[[np.ndarray], Reading] | None = None) -> Iterator[Reading]:
-    """A reading per image file by ``read`` (default :func:`read_frame`); an unreadable file gives a
-    Reading with ``error`` set instead of stopping the rest."""
+def read_files(paths: Iterable, read: Callable[[np.ndarray], Reading] | None = None,
+               raise_errors: bool = False) -> Iterator[Reading]:
+    """A reading per image file by ``read`` (default :func:`read_frame`), positions in the file's
+    pixels even when a big photo was decoded reduced; an unreadable file gives a Reading with
+    ``error`` set instead of stopping the rest (or raises its UserError with ``raise_errors``)."""
     read = read or read_frame
     for path in paths:
         try:
-            frame = load_image(path)
+            frame, scale = load_scaled_image(path)
         except UserError as exc:
+            if raise_errors:
+                raise
             yield Reading(image=str(path), error=str(exc))
             continue
         reading = read(frame)
-        yield Reading(reading.dice, reading.ms, image=str(path))
+        dice = reading.dice if scale == 1.0 else tuple(d.scaled(1.0 / scale) for d in reading.dice)
+        yield Reading(dice, reading.ms, image=str(path))

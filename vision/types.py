@@ -1,7 +1,7 @@
 """What the reader returns: one :class:`DieReading` per die found in a frame."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from companion.engine import Die
 
@@ -28,6 +28,12 @@ class DieReading:
     def to_die(self) -> Die | None:
         """The die for the rules engine, or None while its value is uncertain."""
         return Die(self.value, self.colour) if self.value is not None else None
+
+    def scaled(self, factor: float) -> DieReading:
+        """The same die with its position in a frame ``factor`` times as big."""
+        x, y, w, h = self.bbox
+        return replace(self, center=(self.center[0] * factor, self.center[1] * factor),
+                       bbox=(x * factor, y * factor, w * factor, h * factor))
 
     def to_json(self) -> dict:
         return {

@@ -19,6 +19,7 @@ from companion.cli import parse_options
 from companion.engine import GameState, Move
 from companion.errors import CompanionError, UserError
 from companion.games import get_game
+from companion.limits import parse_json
 from companion.session import Session, SessionStore
 
 DESCRIPTION = ("Play a game at the table in text mode. Commands, one per line on stdin: roll DICE (e.g. "
@@ -83,16 +84,13 @@ def _start(args, store: SessionStore) -> Session:
 
 def _move_from(text: str, session: Session) -> Move:
     if text.startswith("{"):
-        try:
-            return Move.from_json(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise UserError(f"move: not valid JSON ({exc.msg})") from exc
+        return Move.from_json(parse_json(text, "move"))
     if not text.isdigit():
         raise UserError("write `move N` (a number from `moves`) or `move {json}`")
     suggestions = _suggestions(session)
+    if len(text) > 6 or not 1 <= int(text) <= len(suggestions):
+        raise UserError(f"move {text[:12]}: choose 1 to {len(suggestions)}")
     number = int(text)
-    if not 1 <= number <= len(suggestions):
-        raise UserError(f"move {number}: choose 1 to {len(suggestions)}")
     return suggestions[number - 1].move
 
 

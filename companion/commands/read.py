@@ -60,14 +60,15 @@ def describe(reading) -> str:
     return f"{reading.image}: {len(reading.dice)} dice: {', '.join(parts)} ({reading.ms:.0f} ms)"
 
 
-def annotate(image, reading):
-    """A copy of the image with each die's box and its value, colour and confidence drawn on."""
+def annotate(image, reading, scale: float = 1.0):
+    """A copy of the image with each die's box and its value, colour and confidence drawn on
+    (``scale``: the image's size over the size the reading's positions refer to)."""
     from vision.reader import as_bgr8
 
     out = as_bgr8(image).copy()
     thick = max(1, round(max(out.shape[:2]) / 500))
     for die in reading.dice:
-        x, y, w, h = (round(v) for v in die.bbox)
+        x, y, w, h = (round(v * scale) for v in die.bbox)
         colour = (0, 200, 0) if die.value is not None else (0, 0, 255)
         cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
         label = f"{die.value if die.value is not None else '?'} {die.colour or '-'} {die.confidence:.2f}"
@@ -86,7 +87,8 @@ def write_annotated(directory: Path, reading, image) -> Path:
 
 
 def run(args) -> int:
-    from vision.reader import load_image, read_files
+    from vision.image_files import load_scaled_image
+    from vision.reader import read_files
 
     if bool(args.images) == bool(args.camera):
         raise UserError("give image files or --camera SPEC (one of the two)")
@@ -120,5 +122,11 @@ def run(args) -> int:
         elif not reading.error:
             print(describe(reading), flush=True)
         if args.annotate and not reading.error:
-            write_annotated(args.annotate, reading, annotate(load_image(reading.image), reading))
+            try:
+                image, scale = load_scaled_image(reading.image)
+            except UserError as exc:  # gone or changed since it was read
+                failed += 1
+                print(f"companion: not annotated: {exc}", file=sys.stderr)
+                continue
+            write_annotated(args.annotate, reading, annotate(image, reading, scale))
     return 2 if failed else 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 
 from companion.cli import parse_options
+from companion.errors import UserError
 from companion.games import get_game
+from companion.limits import MAX_GAMES_PER_SIMULATION, check_player_count
 from companion.simulate import simulate
 
 
@@ -21,8 +23,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     game = get_game(args.game)
-    count = args.players if args.players is not None else game.min_players
-    report = simulate(game, count, seed=args.seed, games=max(1, args.games), options=parse_options(args.options))
+    count = check_player_count(game, args.players) if args.players is not None else game.min_players
+    if not 1 <= args.games <= MAX_GAMES_PER_SIMULATION:
+        raise UserError(f"--games must be 1 to {MAX_GAMES_PER_SIMULATION:,}")
+    report = simulate(game, count, seed=args.seed, games=args.games, options=parse_options(args.options))
     if args.json:
         print(json.dumps(report))
         return 0

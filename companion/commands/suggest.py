@@ -7,6 +7,7 @@ from pathlib import Path
 from companion.engine import Die, dice_to_json, parse_dice
 from companion.errors import UserError
 from companion.games import get_game
+from companion.limits import player_count, read_json_file
 
 
 def register(sub) -> None:
@@ -27,12 +28,7 @@ def with_request_colours(dice: tuple[Die, ...], colours: tuple[str | None, ...])
 
 
 def _load_state(game, path: Path):
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read state file {path}: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"state file {path} is not JSON (line {exc.lineno})") from exc
+    data = read_json_file(path, "state file")
     if isinstance(data, dict) and "state" in data and isinstance(data["state"], dict):
         data = data["state"]
     return game.state_from_json(data)
@@ -42,7 +38,7 @@ def _players(game, text: str | None) -> tuple[str, ...]:
     if not text:
         return game.default_players()
     if text.strip().isdigit():
-        return game.default_players(int(text))
+        return game.default_players(player_count(game, text))
     return tuple(name.strip() for name in text.split(","))
 
 

@@ -757,9 +757,11 @@ class Dairyman(Game):
             raise UserError("more tokens held than the game has")
         if len(display) > RULES["display"]["size"]:
             raise UserError("the display holds at most 3 tiles")
+        if state.reds > RULES["dice"]["red_max"]:
+            raise UserError(f"a turn rolls at most {RULES['dice']['red_max']} red dice")
         if phase != OVER:
             held = Counter(d.colour for d in state.turn_dice()) + Counter(pending[1] if pending else ())
-            if held != Counter(starting_colours(state.reds)) or state.reds > RULES["dice"]["red_max"]:
+            if held != Counter(starting_colours(state.reds)):
                 raise UserError("the turn's dice are not 7 white, 1 yellow and the red dice")
         return state
 

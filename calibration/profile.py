@@ -27,6 +27,7 @@ from calibration.tray import TrayLayout, aruco_dictionary, flat_tray
 from calibration.white_balance import GAIN_LIMITS, WhiteBalance
 from calibration.white_balance import METHODS as WB_METHODS
 from companion.errors import UserError
+from companion.limits import regular_file
 from companion.paths import config_dir
 from companion.safe_files import write_atomically
 from vision.colour import Palette, PaletteColour, default_palette
@@ -34,6 +35,8 @@ from vision.colour import Palette, PaletteColour, default_palette
 FORMAT_VERSION = 1
 TRAY_METHODS = ("markers", "corners", "none")
 PROFILE_ENV = "COMPANION_PROFILE"
+MAX_PROFILE_BYTES = 1_000_000
+"""Size of a profile file read whole (a real one is about 3 kB)."""
 HEADER = ("Dice Companion calibration profile, written by `companion calibrate`.\n"
           "Hand edits are checked when the profile is loaded; a bad field is named in the error.")
 
@@ -390,10 +393,12 @@ def _read_palette(source: str, table: Any) -> Palette:
 def load_profile(path: str | Path) -> Profile:
     """Read and check a profile file; UserError (one line, naming the bad field) if it is not usable."""
     path = Path(path)
+    if not path.exists():
+        raise UserError(f"no calibration profile at {path}: run `companion calibrate` first")
+    if regular_file(path, "calibration profile").st_size > MAX_PROFILE_BYTES:
+        raise UserError(f"calibration profile {path} is over {MAX_PROFILE_BYTES // 1000} kB: not a profile")
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"no calibration profile at {path}: run `companion calibrate` first") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read calibration profile {path}: {exc}") from None
     return profile_from_text(text, f"calibration profile {path}")

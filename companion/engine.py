@@ -10,6 +10,7 @@ raises :class:`~companion.errors.RuleError` and leaves the old state untouched.
 """
 from __future__ import annotations
 
+import math
 import random
 import re
 from abc import ABC, abstractmethod
@@ -161,10 +162,18 @@ class Option:
             else:
                 converted = value
         except (TypeError, ValueError) as exc:
-            raise UserError(f"option {self.name}: {value!r} is not a {kind.__name__}") from exc
+            raise UserError(f"option {self.name}: {_shown(value)} is not a {kind.__name__}") from exc
+        if kind is float and not math.isfinite(converted):
+            raise UserError(f"option {self.name}: {_shown(value)} is not a finite number")
         if self.choices is not None and converted not in self.choices:
-            raise UserError(f"option {self.name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+            raise UserError(f"option {self.name}: {_shown(value)} is not one of {', '.join(map(str, self.choices))}")
         return converted
+
+
+def _shown(value: Any) -> str:
+    """``value`` for an error message, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)

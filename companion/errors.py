@@ -1,12 +1,16 @@
 """Errors a player or a caller can cause, each with a one-line message."""
 from __future__ import annotations
 
+MAX_MESSAGE_LENGTH = 300
+"""Characters of an error message; a long input quoted in it is cut short."""
+
 
 class CompanionError(Exception):
     """Base of every error the companion reports to a person in one line."""
 
-    def __str__(self) -> str:  # keep messages on one line whatever the cause
-        return " ".join(super().__str__().split())
+    def __str__(self) -> str:  # one line of readable length, whatever the input quoted in it
+        text = " ".join(super().__str__().split())
+        return text if len(text) <= MAX_MESSAGE_LENGTH else text[: MAX_MESSAGE_LENGTH - 3] + "..."
 
 
 class UserError(CompanionError):

@@ -108,6 +108,8 @@ def _check_header(path: Path) -> None:
     """Refuse a file that is not our SQLite database, reading only its 100-byte header."""
     if path.is_dir():
         raise _refuse(path, "is a directory")
+    if not path.is_file():  # a named pipe or a device would block or never end
+        raise _refuse(path, "is not a regular file")
     with open(path, "rb") as handle:
         header = handle.read(100)
     if not header:

@@ -234,7 +234,8 @@ class ReplayCamera(CameraSource):
             if not self._video.isOpened():
                 raise CameraError(f"replay: cannot open {self.path} as a video")
         else:
-            raise CameraError(f"replay: {self.path} does not exist")
+            raise CameraError(f"replay: {self.path} is not a folder of photos or a video file"
+                              if self.path.exists() else f"replay: {self.path} does not exist")
 
     @property
     def images(self) -> list[Path]:

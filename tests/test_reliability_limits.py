@@ -179,3 +179,19 @@ def test_annotating_a_big_photo_draws_on_the_reduced_copy(tmp_path):
         x, y, _, h = (round(v * 0.5) for v in die["bbox"])  # the box's left edge, in the reduced copy
         edge = marked[y + h // 2, x - 1:x + 2].reshape(-1, 3).tolist()
         assert [0, 200, 0] in edge or [0, 0, 255] in edge, (die, edge)
+
+
+def test_an_error_quoting_a_huge_input_stays_readable(tmp_path):
+    result = companion(tmp_path, "simulate", "--game", "dairyman", "--options", f"cheese_faces={HUGE}")
+    assert_refused(result, "option cheese_faces")
+    assert len(result.stderr) < 400 and result.stderr.rstrip().endswith("...")
+
+
+@pytest.mark.parametrize("command", [["history", "--db", "pipe"], ["read", "--profile", "pipe", "photo.jpg"],
+                                     ["watch", "--camera", "replay:pipe", "--rolls", "1"]])
+def test_a_named_pipe_given_as_database_profile_or_replay_is_refused_without_blocking(tmp_path, command):
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "photo.jpg").write_bytes(PHOTO.read_bytes())
+    result = companion(tmp_path, *command)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "not a regular file" in result.stderr or "not a folder of photos or a video file" in result.stderr

@@ -416,7 +416,8 @@ class SessionStore:
     @_reading
     def open(self, session_id: int) -> Session:
         """The session ``session_id``, its state rebuilt by replaying its log."""
-        events = self._events(int(session_id))
+        session_id = int(session_id)
+        events = self._events(session_id) if 0 < session_id < 2 ** 63 else []
         if not events or events[0].kind != "created":
             raise UserError(f"no session {session_id} in {self.path}")
         return Session(self, int(session_id), events)

@@ -206,7 +206,7 @@ class DiceRequest:
             raise RuleError("dice to roll", f"{extra} die(s) are not among the dice to roll ({self.describe()})")
 
     def describe(self) -> str:
-        counts = Counter(c or "any" for c in self.colours)
+        counts = Counter(c or "of any colour" for c in self.colours)
         return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
 
     def draw(self, rng: random.Random) -> tuple[Die, ...]:

@@ -822,7 +822,8 @@ class DyceState(GameState):
         if kind == "whisky":
             colour = move.get("colour")
             aim = "to buy" if colour in self.rules.natural else "to sell"
-            return f"put a {colour} whisky on your shop at {where} ({aim})"
+            article = "an" if str(colour)[:1] in "aeiou" else "a"
+            return f"put {article} {colour} whisky on your shop at {where} ({aim})"
         if kind == "pound":
             shop = self.shop_at(cell) if cell else None
             owner = "your" if shop and shop[1] == self.turn_seat else f"{self.players[shop[1]]}'s" if shop else "a"

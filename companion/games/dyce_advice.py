@@ -226,19 +226,21 @@ def _reason(state: DyceState, plan: PlanValue) -> str:
         return "nothing gains enough now: put your seal on the castle"
     if move.kind == "take_pound":
         return f"take {state.rules.pass_pounds} pound: nothing else gains more"
+    then = f"then {state.apply(move).describe(plan.moves[1])}: " if len(plan.moves) > 1 else ""
     for offset, report in plan.forecast.reports:
         if report.owner == seat and report.trade:
             when = "this round" if offset == 0 else "next round" if offset == 1 else f"in {offset} rounds"
             if not report.completed:
-                return f"the {report.baron} baron reaches your shop at {space_name(report.shop)} {when}, " \
+                return f"{then}the {report.baron} baron reaches your shop at {space_name(report.shop)} {when}, " \
                        f"but you could not trade: the shop would go back to your hand"
-            deal = f"buys {report.target} for {report.price} pounds" if report.trade == "buy" else \
-                f"sells {report.target} for {report.price} pounds"
-            return f"the {report.baron} baron reaches your shop at {space_name(report.shop)} {when}: you {deal}"
+            pounds = f"{report.price} pound{'s' if report.price != 1 else ''}"
+            deal = f"{report.trade} the {report.target} whisky for {pounds}"
+            return f"{then}the {report.baron} baron reaches your shop at {space_name(report.shop)} {when}: " \
+                   f"you {deal}"
     if move.kind == "end_turn":
         return "no further action gains more: end the turn"
     rounds = ADVICE["rounds_ahead"] + 1
-    return f"no baron reaches your shops within {rounds} rounds as the city would stand"
+    return f"{then}no baron reaches your shops within {rounds} rounds as the city would stand"
 
 
 def _barons(state: DyceState, plan: PlanValue) -> list[dict]:
@@ -263,7 +265,7 @@ def _suggestion(state: DyceState, plan: PlanValue) -> Suggestion:
     advice = {
         "expected_pounds": round(plan.pounds, 3), "expected_whiskies": round(plan.whiskies, 3),
         "expected_vp": round(plan.vps, 3), "expected_score": round(plan.value, 3),
-        "plan": [state.describe(plan.moves[0])] + [f"then {_describe_after(state, plan.moves)}"] * (len(plan.moves) > 1),
+        "plan": _plan_text(state, plan.moves),
         "barons": barons,
         "shops_reached": sorted({t["shop"] for b in barons for t in b["trades"]}),
         "game_ends_in_forecast": round(plan.forecast.ends, 3),
@@ -271,8 +273,11 @@ def _suggestion(state: DyceState, plan: PlanValue) -> Suggestion:
     return Suggestion(plan.moves[0], state.describe(plan.moves[0]), advice, _reason(state, plan))
 
 
-def _describe_after(state: DyceState, moves: tuple[Move, ...]) -> str:
-    return state.apply(moves[0]).describe(moves[1])
+def _plan_text(state: DyceState, moves: tuple[Move, ...]) -> list[str]:
+    texts = [state.describe(moves[0])]
+    if len(moves) > 1:
+        texts.append("then " + state.apply(moves[0]).describe(moves[1]))
+    return texts
 
 
 def _advise_cubes(state: DyceState) -> list[Suggestion]:

@@ -113,7 +113,7 @@ def test_a_baron_at_a_target_shop_does_not_move():
 
 def finish_baron_round(state):
     while state.stage == "draw":
-        state = state.apply_roll([Die(1, sorted(state.bag())[0])])
+        state = state.apply_roll([Die(1, min(state.bag()))])
     return state
 
 
@@ -178,7 +178,7 @@ def test_the_game_ends_after_a_round_in_which_a_black_die_goes_back_with_the_whi
     state = baron_round(state)
     assert state.vps[0] == 2 and state.pounds[0] == 11
     while not state.is_terminal():
-        state = state.apply_roll([Die(2, sorted(state.bag())[0])])
+        state = state.apply_roll([Die(2, min(state.bag()))])
     assert state.ended_by == "round_die" and state.white == 6
     assert any(a.kind == "game_over" for a in state.alerts())
 

@@ -79,10 +79,6 @@ class Rules:
     def whiskies(self) -> tuple[str, ...]:
         return self.natural + self.blended
 
-    @property
-    def bag_colours(self) -> tuple[str, ...]:
-        return tuple(c for c in self.dice if c in self.whiskies)
-
     def gate_point(self, baron: int) -> tuple[float, float]:
         mid = (self.size - 1) / 2
         return {"north": (-1, mid), "south": (self.size, mid), "west": (mid, -1),
@@ -1028,8 +1024,8 @@ class Dyce(Game):
                           for w, n in rules.blends.items()]
         info["notes"] = [f"blend {b['whisky']} = {' + '.join(b['naturals'])} ({b['vp']} VP) [{b['source']}]"
                          for b in info["blends"]] + [
-            f"city {rules.size}x{rules.size}, castle on {', '.join(space_name(c) for c in sorted(rules.castle))}; "
-            f"gates: {', '.join(f'{b} {s}' for b, s in rules.gates.items())}"]
+            (f"city {rules.size}x{rules.size}, castle on {', '.join(space_name(c) for c in sorted(rules.castle))}; "
+            f"gates: {', '.join(f'{b} {s}' for b, s in rules.gates.items())}")]
         return info
 
 

@@ -18,8 +18,19 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from companion.engine import Move, Suggestion
-from companion.games.dyce import (ACTION_KINDS, DATA, STOP_KINDS, BaronReport, DyceState, Rules, Table, baron_turn,
-                                  new_die_line, parse_space, space_name)
+from companion.games.dyce import (
+    ACTION_KINDS,
+    DATA,
+    STOP_KINDS,
+    BaronReport,
+    DyceState,
+    Rules,
+    Table,
+    baron_turn,
+    new_die_line,
+    parse_space,
+    space_name,
+)
 
 ADVICE = DATA["advice"]
 UNKNOWN = ("?", 0)

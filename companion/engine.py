@@ -208,19 +208,20 @@ class DiceRequest:
     def check(self, dice: Sequence[Die]) -> None:
         """Raise RuleError unless ``dice`` are this many dice of these colours.
 
-        A die whose colour was not read (``None``) may stand for any requested colour.
+        A die whose colour was not read (``None``) may stand for any requested colour, and a
+        colourless slot (``None`` in ``colours``) takes a die of any colour.
         """
         if len(dice) != self.count:
             raise RuleError("dice to roll", f"{self.player} rolls {self.count} dice now, not {len(dice)}")
         wanted = Counter(c for c in self.colours if c is not None)
         given = Counter(d.colour for d in dice if d.colour is not None)
         unwanted = given - wanted
-        if unwanted:
+        if sum(unwanted.values()) > self.colours.count(None):
             extra = ", ".join(f"{n} {c}" for c, n in sorted(unwanted.items()))
             raise RuleError("dice to roll", f"{extra} die(s) are not among the dice to roll ({self.describe()})")
 
     def describe(self) -> str:
-        counts = Counter(c or "any" for c in self.colours)
+        counts = Counter(c or "of any colour" for c in self.colours)
         return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
 
     def draw(self, rng: random.Random) -> tuple[Die, ...]:

@@ -71,3 +71,13 @@ def test_every_registered_game_is_found_by_its_name_in_any_spelling():
         assert get_game(name.upper().replace("-", "_")) is game
     with pytest.raises(UserError, match="unknown game"):
         get_game("monopoly")
+
+
+def test_a_colourless_slot_takes_a_die_of_any_colour_but_only_one():
+    request = DiceRequest("Ann", ("white", None))
+    request.check((Die(1, "white"), Die(2, "purple")))
+    request.check((Die(1, "white"), Die(2)))
+    with pytest.raises(RuleError, match="purple"):
+        request.check((Die(1, "red"), Die(2, "purple")))
+    with pytest.raises(RuleError, match="2 dice"):
+        request.check((Die(1, "white"),))

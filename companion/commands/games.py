@@ -22,4 +22,6 @@ def run(args) -> int:
         print(f"{info['name']:<16} {info['title']} ({low}-{high} players)")
         for option in info["options"]:
             print(f"    {option['name']} = {option['default']!r}: {option['description']}")
+        for note in info.get("notes", []):
+            print(f"    {note}")
     return 0

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion import cli
+from companion.games import get_game
 
 DATA = Path(__file__).parent / "data"
 PHOTO = next(DATA.glob("byler_d6/**/*.jpg"))
@@ -158,9 +159,10 @@ small_count = st.one_of(st.integers(-3, 6).map(str), st.sampled_from(["999999999
 paths = st.sampled_from(["games.sqlite3", "photo.jpg", "state.json", "empty.jpg", "junk.png", "huge.png",
                          "truncated.jpg", "notes.txt", "folder", "pipe.jpg", "missing.file", "folder/new.out",
                          "", "/", "/dev/null", "no/such/dir/x"])
-games = st.sampled_from(["dairyman", "whirling-derby", "DAIRYMAN", "chess", ""])
+games = st.sampled_from(["dairyman", "whirling-derby", "dyce", "DAIRYMAN", "chess", ""])
 die = st.one_of(st.integers(-2, 8).map(str),
-                st.tuples(st.sampled_from(["white", "yellow", "red", "blue", "x", ""]), st.integers(0, 7))
+                st.tuples(st.sampled_from(["white", "yellow", "red", "blue", "purple", "black", "x", ""]),
+                          st.integers(0, 7))
                 .map(lambda t: f"{t[0]}:{t[1]}"),
                 hostile_text)
 dice_text = st.lists(die, max_size=12).map(" ".join)
@@ -196,6 +198,37 @@ def test_suggest_arguments(template, game, dice, players, as_json):
 def test_suggest_state_files(template, game, state, dice):
     with workspace(template) as root:
         name = written_file(root, "given-state.json", state)
+        check(root, ["suggest", "--game", game, "--state", name, "--dice", dice])
+
+
+def _leaves(value, path=()):
+    """Every (path, leaf) of JSON data."""
+    if isinstance(value, dict):
+        return [leaf for key, inner in value.items() for leaf in _leaves(inner, (*path, key))]
+    if isinstance(value, list):
+        return [leaf for index, inner in enumerate(value) for leaf in _leaves(inner, (*path, index))]
+    return [(path, value)]
+
+
+def _real_state(name: str) -> dict:
+    game = get_game(name)
+    return game.new_game(game.default_players(game.max_players), seed=1).to_json()
+
+
+@fuzz
+@given(game=st.sampled_from(["dairyman", "whirling-derby", "dyce"]), pick=st.integers(0, 10_000),
+       value=json_values, dice=dice_text)
+def test_suggest_on_a_real_state_with_one_value_changed(template, game, pick, value, dice):
+    """A saved state with one leaf replaced (a hand-edited or damaged file) is read or refused in one line."""
+    state = _real_state(game)
+    path, _ = _leaves(state)[pick % len(_leaves(state))]
+    holder = state
+    for key in path[:-1]:
+        holder = holder[key]
+    if path:
+        holder[path[-1]] = value
+    with workspace(template) as root:
+        name = written_file(root, "edited-state.json", json.dumps(state))
         check(root, ["suggest", "--game", game, "--state", name, "--dice", dice])
 
 

@@ -1,0 +1,91 @@
+"""The colour of the light on the table, estimated from the frame, undone before dice colours are named.
+
+A warm lamp makes white dice look ivory and yellow ones orange; cool daylight turns them bluish.
+Without a calibration profile the reader still has two clues to the light:
+
+- the frame's *near-grey* pixels (a white or grey tray, paper, shadows) show the light's colour; this
+  is the starting guess, and no guess at all (neutral) when the tray is strongly coloured (felt, wood);
+- the dice themselves: of all the lights close to that guess, the true one makes the dice look most
+  like colours of the palette.
+
+:func:`estimate_gains` weighs both: each candidate light (per-channel gains, one frame-wide correction)
+costs the dice's mean distance to their nearest palette colour (capped, so a die of no palette colour
+cannot drag the light) plus :attr:`LightParams.prior_weight` times its distance from the starting guess.
+The grid holds the neutral light exactly, so a frame whose best light is neutral is read as before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+#: Luminance weights of the B, G and R channels: gains keep a grey's brightness.
+LUMA_BGR = np.array([0.114, 0.587, 0.299])
+
+
+@dataclass(frozen=True)
+class LightParams:
+    """The light estimate's tunable numbers, with their defaults and reasons."""
+
+    enabled: bool = True        # estimate and undo the light (False: name colours from the raw frame)
+    reach: float = 0.4          # largest correction along the warm-cool axis, as log gain (0.4: B and R x1.5)
+    tint_reach: float = 0.2     # largest correction along the green-magenta axis, as log gain
+    step: float = 0.05          # grid step of the candidate corrections, log gain
+    prior_weight: float = 1.5   # cost (spreads per die) of each log-gain unit away from the frame's guess
+    grey_chroma: float = 12.0   # CIELAB chroma below which a frame pixel counts as near-grey
+    grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
+    sample_step: int = 4        # the frame's guess looks at every n-th pixel of every n-th row
+
+
+DEFAULT_LIGHT = LightParams()
+
+
+def normalised(log_gains: np.ndarray) -> np.ndarray:
+    """BGR gains from log gains (..., 3), scaled so that a grey keeps its brightness."""
+    gains = np.exp(np.asarray(log_gains, dtype=np.float64))
+    return gains / (gains @ LUMA_BGR)[..., None]
+
+
+@lru_cache(maxsize=8)
+def candidate_gains(reach: float, tint_reach: float, step: float) -> np.ndarray:
+    """Every candidate correction (n x 3 BGR gains): warm-cool steps (blue up, red down) by green-magenta
+    steps, neutral included exactly."""
+    warm = np.arange(-round(reach / step), round(reach / step) + 1) * step
+    tint = np.arange(-round(tint_reach / step), round(tint_reach / step) + 1) * step
+    u, v = (a.ravel() for a in np.meshgrid(warm, tint))
+    return normalised(np.stack([u, v, -u], axis=1))
+
+
+def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
+    """The frame's starting guess at the correction (BGR gains): ``grey_trust`` of what makes its near-grey
+    pixels grey, or no correction when too few pixels are near-grey."""
+    step = params.sample_step if min(image_bgr.shape[:2]) >= 16 * params.sample_step else 1
+    pixels = np.ascontiguousarray(image_bgr[::step, ::step]).reshape(-1, 3)
+    lab = cv2.cvtColor(pixels.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    grey = (np.hypot(lab[:, 1], lab[:, 2]) < params.grey_chroma) & (lab[:, 0] > 15) & (lab[:, 0] < 97)
+    if grey.sum() < params.grey_share * len(pixels):
+        return np.ones(3)
+    mean = np.maximum(pixels[grey].astype(np.float64).mean(axis=0), 1.0)
+    return normalised(-np.log(mean / (mean @ LUMA_BGR)))
+
+
+def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.ndarray,
+                   params: LightParams = DEFAULT_LIGHT, cap: float = 3.0) -> np.ndarray:
+    """The correction (BGR gains) that best explains the dice: the candidate with the least mean capped
+    palette distance of the corrected dice plus ``prior_weight`` x its log-gain distance from ``guess``.
+
+    ``body_means_bgr`` is each die's mean body colour (n x 3); ``distance_to_palette`` maps Lab colours
+    (m x 3) to their distance in spreads from the nearest palette colour.
+    """
+    candidates = np.vstack([candidate_gains(params.reach, params.tint_reach, params.step), guess])
+    logs = np.log(candidates)
+    prior = params.prior_weight * np.minimum(np.linalg.norm(logs, axis=1),
+                                             np.linalg.norm(logs - np.log(guess), axis=1))
+    if len(body_means_bgr) == 0:
+        return candidates[int(np.argmin(prior))]
+    corrected = np.clip(candidates[:, None, :] * np.asarray(body_means_bgr, np.float64)[None], 0, 255)
+    lab = cv2.cvtColor(corrected.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    fit = np.minimum(distance_to_palette(lab), cap).reshape(len(candidates), -1).sum(axis=1)
+    return candidates[int(np.argmin(fit + prior))]

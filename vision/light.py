@@ -3,15 +3,16 @@
 A warm lamp makes white dice look ivory and yellow ones orange; cool daylight turns them bluish.
 Without a calibration profile the reader still has two clues to the light:
 
-- the frame's *near-grey* pixels (a white or grey tray, paper, shadows) show the light's colour; this
-  is the starting guess, and no guess at all (neutral) when the tray is strongly coloured (felt, wood);
-- the dice themselves: of all the lights close to that guess, the true one makes the dice look most
-  like colours of the palette.
+- the frame's *near-grey* pixels (a white or grey tray, paper, shadows): the correction that makes them
+  grey is one hypothesis (:func:`grey_guess`; none when too few pixels are near-grey, e.g. on felt);
+- the dice themselves: under the true light they look most like colours of the palette.
 
-:func:`estimate_gains` weighs both: each candidate light (per-channel gains, one frame-wide correction)
-costs the dice's mean distance to their nearest palette colour (capped, so a die of no palette colour
-cannot drag the light) plus :attr:`LightParams.prior_weight` times its distance from the starting guess.
-The grid holds the neutral light exactly, so a frame whose best light is neutral is read as before.
+:func:`estimate_gains` weighs both.  Each candidate correction (per-channel gains for the whole frame,
+on a grid of warm-cool and green-magenta steps, plus the grey guess) costs the sum over the dice of their
+distance to the nearest palette colour (capped, so that a die of no palette colour cannot drag the light),
+plus ``prior_weight`` x its log-gain distance from the nearer of "no correction" and the grey guess.  One
+die cannot outweigh that prior; a trayful of dice can.  No correction is on the grid exactly, and then
+the colours are named from the frame's own pixels, as without this step.
 """
 from __future__ import annotations
 
@@ -30,12 +31,15 @@ class LightParams:
     """The light estimate's tunable numbers, with their defaults and reasons."""
 
     enabled: bool = True        # estimate and undo the light (False: name colours from the raw frame)
-    reach: float = 0.4          # largest correction along the warm-cool axis, as log gain (0.4: B and R x1.5)
+    reach: float = 0.3          # largest correction along the warm-cool axis, as log gain (0.3: red / blue x1.8)
     tint_reach: float = 0.2     # largest correction along the green-magenta axis, as log gain
     step: float = 0.05          # grid step of the candidate corrections, log gain
-    prior_weight: float = 1.5   # cost (spreads per die) of each log-gain unit away from the frame's guess
-    grey_chroma: float = 12.0   # CIELAB chroma below which a frame pixel counts as near-grey
+    prior_weight: float = 16.0  # cost (in spreads, summed over the dice) of each log-gain unit away from
+    # no correction or the frame's guess, whichever is nearer: a few dice cannot move the light far, a trayful can
+    grey_chroma: float = 20.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
+    # under a strong lamp reaches about 20)
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
+    fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
     sample_step: int = 4        # the frame's guess looks at every n-th pixel of every n-th row
 
 
@@ -72,7 +76,7 @@ def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np
 
 
 def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.ndarray,
-                   params: LightParams = DEFAULT_LIGHT, cap: float = 3.0) -> np.ndarray:
+                   params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
     """The correction (BGR gains) that best explains the dice: the candidate with the least mean capped
     palette distance of the corrected dice plus ``prior_weight`` x its log-gain distance from ``guess``.
 
@@ -87,5 +91,5 @@ def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.nd
         return candidates[int(np.argmin(prior))]
     corrected = np.clip(candidates[:, None, :] * np.asarray(body_means_bgr, np.float64)[None], 0, 255)
     lab = cv2.cvtColor(corrected.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
-    fit = np.minimum(distance_to_palette(lab), cap).reshape(len(candidates), -1).sum(axis=1)
+    fit = np.minimum(distance_to_palette(lab), params.fit_cap).reshape(len(candidates), -1).sum(axis=1)
     return candidates[int(np.argmin(fit + prior))]

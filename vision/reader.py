@@ -185,9 +185,8 @@ def name_colours(image: np.ndarray, boxes, palette: Palette, light: LightParams 
     bodies = [die_body_pixels(image, bbox) for bbox in boxes]
     gains = None
     if light.enabled and bodies:
-        means = np.array([body.reshape(-1, 3).mean(axis=0) for body in bodies])
-        gains = estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light,
-                               cap=palette.max_distance)
+        means = np.array([body.mean(axis=0) for body in bodies])
+        gains = estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light)
         if np.allclose(gains, 1.0, atol=1e-6):
             gains = None
     return [palette.classify(body_features(body, gains))[0] for body in bodies]

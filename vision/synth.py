@@ -88,13 +88,14 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
 
 
 # The colour of the light on the tray, as per-channel (B, G, R) gains over the whole frame, glare included:
-# what a camera's white balance leaves of a lamp's colour.  No gain is above 1, so a light never clips a
-# white die; warm is a tungsten lamp (about 3000 K) seen by a camera set for daylight, cool is shade or
-# overcast daylight (about 8000 K) seen by a camera set for indoor light.
+# what a camera's white balance leaves of a lamp's colour.  Each keeps a grey's brightness (the camera's
+# auto exposure), so a bright die may clip in one channel as it does in photos.  Warm is a tungsten lamp
+# (about 3000 K) seen by a camera set for daylight, cool is shade or overcast daylight (about 8000 K)
+# seen by a camera set for indoor light: red / blue about 1.5 and 1 / 1.5.
 LIGHTS: dict[str, tuple[float, float, float]] = {
     "neutral": (1.0, 1.0, 1.0),
-    "warm": (0.66, 0.83, 1.0),
-    "cool": (1.0, 0.86, 0.68),
+    "warm": (0.77, 0.96, 1.16),
+    "cool": (1.22, 1.05, 0.83),
 }
 
 

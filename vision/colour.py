@@ -3,6 +3,17 @@
 The step is swappable: :func:`die_colour_features` is a pure function of (image, bbox)
 and a :class:`Palette` is plain data, so a calibration profile can learn its own
 palette centres from the same features and hand that palette to the reader.
+
+The default palette (``default_palette.json``) names ten colours, each by one to three shades
+(how dice of that colour look: solid and marbled, bright and dark):
+
+- DYCE's eight: white (the round counter), blue, red and yellow (natural whiskies), green, orange,
+  purple and black (blended whiskies);
+- ivory and brown, common in other dice sets.
+
+A game whose dice come in known colours names only those: ``default_palette().only(names)`` (or
+``companion read --colours a,b,...``), so that, say, a white die under a warm lamp cannot be "ivory".
+Before naming, the reader undoes the light's colour (:mod:`vision.light`).
 """
 from __future__ import annotations
 
@@ -74,10 +85,10 @@ class Palette:
     def only(self, names) -> Palette:
         """This palette with only the colours named in ``names`` (a game whose dice come in known colours);
         ValueError for a name the palette lacks."""
-        names = set(names)
-        missing = names - {c.name for c in self.colours}
+        names, known = set(names), list(dict.fromkeys(c.name for c in self.colours))
+        missing = names - set(known)
         if missing:
-            raise ValueError(f"the palette has no colour {', '.join(sorted(missing))}")
+            raise ValueError(f"the palette has no colour {', '.join(sorted(missing))} (it has {', '.join(known)})")
         return Palette(tuple(c for c in self.colours if c.name in names), self.max_distance, self.lightness_weight)
 
     def to_json(self) -> dict:

@@ -36,8 +36,8 @@ class LightParams:
     step: float = 0.05          # grid step of the candidate corrections, log gain
     prior_weight: float = 16.0  # cost (in spreads, summed over the dice) of each log-gain unit away from
     # no correction or the frame's guess, whichever is nearer: a few dice cannot move the light far, a trayful can
-    grey_chroma: float = 20.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
-    # under a strong lamp reaches about 20)
+    grey_chroma: float = 30.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
+    # under synth's warm lamp reaches 26; green felt, wood and blue felt are 33 to 39)
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
     fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
     sample_step: int = 4        # the frame's guess looks at every n-th pixel of every n-th row

@@ -40,7 +40,7 @@ class LightParams:
     # under synth's warm lamp reaches 26; green felt, wood and blue felt are 33 to 39)
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
     fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
-    sample_step: int = 4        # the frame's guess looks at every n-th pixel of every n-th row
+    grey_samples: int = 20000   # the frame's guess looks at about this many pixels, evenly spread
 
 
 DEFAULT_LIGHT = LightParams()
@@ -65,7 +65,8 @@ def candidate_gains(reach: float, tint_reach: float, step: float) -> np.ndarray:
 def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
     """The frame's starting guess at the correction (BGR gains): ``grey_trust`` of what makes its near-grey
     pixels grey, or no correction when too few pixels are near-grey."""
-    step = params.sample_step if min(image_bgr.shape[:2]) >= 16 * params.sample_step else 1
+    rows, cols = image_bgr.shape[:2]
+    step = max(1, int(np.sqrt(rows * cols / params.grey_samples)))
     pixels = np.ascontiguousarray(image_bgr[::step, ::step]).reshape(-1, 3)
     lab = cv2.cvtColor(pixels.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
     grey = (np.hypot(lab[:, 1], lab[:, 2]) < params.grey_chroma) & (lab[:, 0] > 15) & (lab[:, 0] < 97)

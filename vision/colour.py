@@ -120,8 +120,8 @@ def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:
     return lab.reshape(-1, 3)
 
 
-def die_body_pixels(image_bgr: np.ndarray, bbox) -> np.ndarray:
-    """The die body's pixels (N x 3 BGR uint8): the top face without its pips.
+def die_body(image_bgr: np.ndarray, bbox) -> tuple[np.ndarray, np.ndarray]:
+    """The die body's pixels, the top face without its pips: (N x 3 BGR uint8, the same in CIELAB).
 
     Takes the central window of ``bbox`` (x, y, w, h), and keeps the pixels nearest the
     window's median colour (the body is most of the face; pips and glare are the rest).
@@ -137,7 +137,8 @@ def die_body_pixels(image_bgr: np.ndarray, bbox) -> np.ndarray:
     window = np.ascontiguousarray(image_bgr[y0:y1, x0:x1])
     lab = _to_lab(window)
     dist = np.linalg.norm(lab - np.median(lab, axis=0), axis=1)
-    return window.reshape(-1, 3)[dist <= np.percentile(dist, 60)]
+    body = dist <= np.percentile(dist, 60)
+    return window.reshape(-1, 3)[body], lab[body]
 
 
 def body_features(body_bgr: np.ndarray, gains_bgr=None) -> np.ndarray:
@@ -150,6 +151,5 @@ def body_features(body_bgr: np.ndarray, gains_bgr=None) -> np.ndarray:
 
 
 def die_colour_features(image_bgr: np.ndarray, bbox) -> np.ndarray:
-    """The die body's colour: ``[L, a, b]`` (CIELAB) of the top face without its pips (see
-    :func:`die_body_pixels`)."""
-    return body_features(die_body_pixels(image_bgr, bbox))
+    """The die body's colour: ``[L, a, b]`` (CIELAB) of the top face without its pips (see :func:`die_body`)."""
+    return die_body(image_bgr, bbox)[1].mean(axis=0)

@@ -38,9 +38,11 @@ class LightParams:
     # no correction or the frame's guess, whichever is nearer: a few dice cannot move the light far, a trayful can
     grey_chroma: float = 30.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
     # under synth's warm lamp reaches 26; green felt, wood and blue felt are 33 to 39)
+    grey_lightness: tuple[float, float] = (15.0, 97.0)  # CIELAB L range of such pixels: near-black and blown-out
+    # pixels say nothing about the light's colour
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
     fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
-    grey_samples: int = 20000   # the frame's guess looks at about this many pixels, evenly spread
+    grey_samples: int = 5000    # the frame's guess looks at about this many pixels, evenly spread (plenty for a mean)
 
 
 DEFAULT_LIGHT = LightParams()
@@ -63,13 +65,17 @@ def candidate_gains(reach: float, tint_reach: float, step: float) -> np.ndarray:
 
 
 def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
-    """The frame's starting guess at the correction (BGR gains): ``grey_trust`` of what makes its near-grey
-    pixels grey, or no correction when too few pixels are near-grey."""
+    """The frame's grey hypothesis (BGR gains): the correction that makes its near-grey pixels grey, or no
+    correction when too few pixels are near-grey."""
     rows, cols = image_bgr.shape[:2]
     step = max(1, int(np.sqrt(rows * cols / params.grey_samples)))
-    pixels = np.ascontiguousarray(image_bgr[::step, ::step]).reshape(-1, 3)
-    lab = cv2.cvtColor(pixels.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
-    grey = (np.hypot(lab[:, 1], lab[:, 2]) < params.grey_chroma) & (lab[:, 0] > 15) & (lab[:, 0] < 97)
+    sample = np.ascontiguousarray(image_bgr[::step, ::step])
+    # 8-bit Lab (L x 2.55, a and b + 128) is plenty to tell near-grey pixels, and fast.
+    lab = cv2.cvtColor(sample, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    pixels = sample.reshape(-1, 3)
+    lightness = lab[:, 0] / 2.55
+    grey = ((np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < params.grey_chroma)
+            & (lightness > params.grey_lightness[0]) & (lightness < params.grey_lightness[1]))
     if grey.sum() < params.grey_share * len(pixels):
         return np.ones(3)
     mean = np.maximum(pixels[grey].astype(np.float64).mean(axis=0), 1.0)

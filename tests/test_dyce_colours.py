@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from companion.cli import main
 from companion.errors import UserError
 from vision import synth
 from vision.colour import default_palette
@@ -130,3 +132,15 @@ def test_palette_only_keeps_the_named_colours_and_refuses_unknown_names():
     assert {c.name for c in palette.only(["white", "black"]).colours} == {"white", "black"}
     with pytest.raises(ValueError, match="no colour pink"):
         palette.only(["white", "pink"])
+
+
+def test_read_command_names_only_the_colours_given(tmp_path, capsys):
+    image, _ = dyce_tray(0, "wood", "warm")
+    path = tmp_path / "tray.png"
+    cv2.imwrite(str(path), image)
+    assert main(["read", str(path), "--json", "--colours", ",".join(DYCE_BOX)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert Counter(d["colour"] for d in line["dice"]) == Counter(DYCE_BOX)
+    assert main(["read", str(path), "--colours", "white,pink"]) != 0
+    out, err = capsys.readouterr()
+    assert out == "" and "pink" in err and err.count("\n") == 1

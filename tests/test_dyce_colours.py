@@ -144,3 +144,10 @@ def test_read_command_names_only_the_colours_given(tmp_path, capsys):
     assert main(["read", str(path), "--colours", "white,pink"]) != 0
     out, err = capsys.readouterr()
     assert out == "" and "pink" in err and err.count("\n") == 1
+
+
+def test_bad_light_parameters_are_a_one_line_error():
+    with pytest.raises(UserError, match="light parameters"):
+        LightParams(step=0)
+    with pytest.raises(UserError, match="light parameters"):
+        LightParams(grey_share=2)

@@ -22,6 +22,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from companion.errors import UserError
+
 #: Luminance weights of the B, G and R channels: gains keep a grey's brightness.
 LUMA_BGR = np.array([0.114, 0.587, 0.299])
 
@@ -43,6 +45,12 @@ class LightParams:
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
     fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
     grey_samples: int = 5000    # the frame's guess looks at about this many pixels, evenly spread (plenty for a mean)
+
+    def __post_init__(self):
+        if not (self.step > 0 and self.reach >= 0 and self.tint_reach >= 0 and self.prior_weight >= 0
+                and self.fit_cap > 0 and self.grey_samples >= 1 and 0 <= self.grey_share <= 1):
+            raise UserError("light parameters: step, fit_cap and grey_samples must be positive, reach, tint_reach "
+                            "and prior_weight not negative, grey_share 0 to 1")
 
 
 DEFAULT_LIGHT = LightParams()
@@ -84,8 +92,9 @@ def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np
 
 def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.ndarray,
                    params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
-    """The correction (BGR gains) that best explains the dice: the candidate with the least mean capped
-    palette distance of the corrected dice plus ``prior_weight`` x its log-gain distance from ``guess``.
+    """The correction (BGR gains) that best explains the dice: the candidate (the grid and ``guess``) with the
+    least sum of the corrected dice's capped palette distances plus ``prior_weight`` x its log-gain distance
+    from the nearer of no correction and ``guess``.
 
     ``body_means_bgr`` is each die's mean body colour (n x 3); ``distance_to_palette`` maps Lab colours
     (m x 3) to their distance in spreads from the nearest palette colour.

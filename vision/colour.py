@@ -3,6 +3,17 @@
 The step is swappable: :func:`die_colour_features` is a pure function of (image, bbox)
 and a :class:`Palette` is plain data, so a calibration profile can learn its own
 palette centres from the same features and hand that palette to the reader.
+
+The default palette (``default_palette.json``) names ten colours, each by one to three shades
+(how dice of that colour look: solid and marbled, bright and dark):
+
+- DYCE's eight: white (the round counter), blue, red and yellow (natural whiskies), green, orange,
+  purple and black (blended whiskies);
+- ivory and brown, common in other dice sets.
+
+A game whose dice come in known colours names only those: ``default_palette().only(names)`` (or
+``companion read --colours a,b,...``), so that, say, a white die under a warm lamp cannot be "ivory".
+Before naming, the reader undoes the light's colour (:mod:`vision.light`).
 """
 from __future__ import annotations
 
@@ -62,6 +73,24 @@ class Palette:
             return None, best
         return best_name, best
 
+    def nearest_distances(self, lab: np.ndarray) -> np.ndarray:
+        """Each Lab row's distance (in spreads, measured as :meth:`classify` does) to its nearest colour."""
+        lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
+        weights = np.array([self.lightness_weight, 1.0, 1.0])
+        centres = np.array([c.centre_lab for c in self.colours])
+        spreads = np.array([c.spread for c in self.colours])
+        gaps = np.linalg.norm((lab[:, None, :] - centres[None]) * weights, axis=2) / spreads
+        return gaps.min(axis=1)
+
+    def only(self, names) -> Palette:
+        """This palette with only the colours named in ``names`` (a game whose dice come in known colours);
+        ValueError for a name the palette lacks."""
+        names, known = set(names), list(dict.fromkeys(c.name for c in self.colours))
+        missing = names - set(known)
+        if missing:
+            raise ValueError(f"the palette has no colour {', '.join(sorted(missing))} (it has {', '.join(known)})")
+        return Palette(tuple(c for c in self.colours if c.name in names), self.max_distance, self.lightness_weight)
+
     def to_json(self) -> dict:
         return {
             "max_distance": self.max_distance,
@@ -87,12 +116,12 @@ def default_palette() -> Palette:
 
 def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:
     """BGR uint8 pixels (N x 3) to CIELAB with L 0-100 and signed a/b."""
-    lab = cv2.cvtColor(pixels_bgr.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    lab = cv2.cvtColor(np.ascontiguousarray(pixels_bgr).reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     return lab.reshape(-1, 3)
 
 
-def die_colour_features(image_bgr: np.ndarray, bbox) -> np.ndarray:
-    """The die body's colour: ``[L, a, b]`` (CIELAB) of the top face without its pips.
+def die_body(image_bgr: np.ndarray, bbox) -> tuple[np.ndarray, np.ndarray]:
+    """The die body's pixels, the top face without its pips: (N x 3 BGR uint8, the same in CIELAB).
 
     Takes the central window of ``bbox`` (x, y, w, h), and keeps the pixels nearest the
     window's median colour (the body is most of the face; pips and glare are the rest).
@@ -105,8 +134,22 @@ def die_colour_features(image_bgr: np.ndarray, bbox) -> np.ndarray:
     y0, y1 = int(max(cy - half_h, 0)), int(min(cy + half_h + 1, rows))
     if x1 <= x0 or y1 <= y0:
         raise ValueError(f"box {tuple(bbox)} lies outside the {cols}x{rows} image")
-    lab = _to_lab(np.ascontiguousarray(image_bgr[y0:y1, x0:x1]))
-    median = np.median(lab, axis=0)
-    dist = np.linalg.norm(lab - median, axis=1)
-    body = lab[dist <= np.percentile(dist, 60)]
-    return body.mean(axis=0)
+    window = np.ascontiguousarray(image_bgr[y0:y1, x0:x1])
+    lab = _to_lab(window)
+    dist = np.linalg.norm(lab - np.median(lab, axis=0), axis=1)
+    body = dist <= np.percentile(dist, 60)
+    return window.reshape(-1, 3)[body], lab[body]
+
+
+def body_features(body_bgr: np.ndarray, gains_bgr=None) -> np.ndarray:
+    """``[L, a, b]``: the mean CIELAB colour of body pixels, seen under a light corrected by ``gains_bgr``
+    (per-channel gains; None: as they are)."""
+    pixels = np.asarray(body_bgr, dtype=np.float32).reshape(-1, 3)
+    if gains_bgr is not None:
+        pixels = np.clip(pixels * np.asarray(gains_bgr, np.float32), 0, 255)
+    return _to_lab(pixels).mean(axis=0)
+
+
+def die_colour_features(image_bgr: np.ndarray, bbox) -> np.ndarray:
+    """The die body's colour: ``[L, a, b]`` (CIELAB) of the top face without its pips (see :func:`die_body`)."""
+    return die_body(image_bgr, bbox)[1].mean(axis=0)

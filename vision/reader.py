@@ -17,8 +17,9 @@ import numpy as np
 
 from companion.errors import UserError
 from vision import dice_net
-from vision.colour import Palette, default_palette, die_colour_features
+from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
+from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, grey_guess
 from vision.types import DieReading, Reading
 
 
@@ -42,6 +43,7 @@ class ReaderParams:
     views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4)
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
+    light: LightParams = DEFAULT_LIGHT  # the frame-wide light correction before colours are named (vision/light.py)
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -178,6 +180,18 @@ def _dice_surest_first(read, params: ReaderParams):
     return sorted(dice, key=lambda r: r[0][3] * (1.0 - r[1][dice_net.NOT_A_DIE]), reverse=True)
 
 
+def name_colours(image: np.ndarray, boxes, palette: Palette, light: LightParams = DEFAULT_LIGHT) -> list[str | None]:
+    """The palette's name (or None) for the die in each box, after undoing the light the frame and its dice
+    show (:mod:`vision.light`); with ``light.enabled`` False, from the frame as it is."""
+    bodies = [die_body(image, bbox) for bbox in boxes]
+    if light.enabled and bodies:
+        means = np.array([bgr.mean(axis=0) for bgr, _ in bodies])
+        gains = estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light)
+        if not np.allclose(gains, 1.0, atol=1e-6):
+            return [palette.classify(body_features(bgr, gains))[0] for bgr, _ in bodies]
+    return [palette.classify(lab.mean(axis=0))[0] for _, lab in bodies]
+
+
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
                **overrides) -> Reading:
     """Every die in a BGR frame (any size, grey / 16-bit accepted) as a :class:`Reading`.
@@ -208,11 +222,11 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
                 continue
             kept.append(((cx, cy, side, score), p))
-        for (cx, cy, side, score), p in kept:
+        boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
+        colours = name_colours(image, boxes, palette, params.light)
+        for ((cx, cy, side, score), p), bbox, colour in zip(kept, boxes, colours):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             sure = float(p[best])
-            bbox = (cx - side / 2, cy - side / 2, side, side)
-            colour, _ = palette.classify(die_colour_features(image, bbox))
             value = best + 1 if sure >= params.value_threshold else None
             dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4)))
     return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)

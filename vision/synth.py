@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULTS",
     "DEFAULT_PIP_COLOUR",
     "DIE_COLOURS",
+    "LIGHTS",
     "PIP_COLOURS",
     "RenderSettings",
     "SynthDie",
@@ -86,6 +87,18 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
 }
 
 
+# The colour of the light on the tray, as per-channel (B, G, R) gains over the whole frame, glare included:
+# what a camera's white balance leaves of a lamp's colour.  Each keeps a grey's brightness (the camera's
+# auto exposure), so a bright die may clip in one channel as it does in photos.  Warm is a tungsten lamp
+# (about 3000 K) seen by a camera set for daylight, cool is shade or overcast daylight (about 8000 K)
+# seen by a camera set for indoor light: red / blue about 1.5 and 1 / 1.5.
+LIGHTS: dict[str, tuple[float, float, float]] = {
+    "neutral": (1.0, 1.0, 1.0),
+    "warm": (0.77, 0.96, 1.16),
+    "cool": (1.22, 1.05, 0.83),
+}
+
+
 @dataclass(frozen=True)
 class RenderSettings:
     """The numbers behind a synthetic scene; each range is (low, high), drawn per scene or per die."""
@@ -111,6 +124,7 @@ class RenderSettings:
     tray_wall_width: tuple[float, float] = (0.04, 0.10)  # wall width, fraction of the frame's short side
     light_gradient: tuple[float, float] = (0.0, 0.30)   # brightness change across the frame
     vignette: tuple[float, float] = (0.0, 0.18)         # darkening in the corners
+    light: str = "neutral"             # the light's colour, one of LIGHTS
     shadow_strength: tuple[float, float] = (0.25, 0.5)  # darkening under a die's shadow
     shadow_offset: tuple[float, float] = (0.03, 0.10)   # shadow shift, fraction of the side
     blur_sigma: tuple[float, float] = (0.0, 0.9)        # Gaussian blur of the whole frame, pixels
@@ -496,6 +510,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         raise UserError(f"synthetic frame must be at least 32x32 pixels, not {w}x{h}")
     if background is not None and background not in BACKGROUNDS:
         raise UserError(f"unknown background {background!r} (known: {', '.join(BACKGROUNDS)})")
+    if cfg.light not in LIGHTS:
+        raise UserError(f"unknown light {cfg.light!r} (known: {', '.join(LIGHTS)})")
     rng = np.random.default_rng(seed)
     items = []
     for item in dice:
@@ -572,6 +588,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         bbox = (float(x_lo), float(y_lo), float(outline[:, 0].max() - x_lo), float(outline[:, 1].max() - y_lo))
         truth.append(SynthDie(die.value, die.colour, die.pip_colour, (die.cx, die.cy), bbox,
                               math.degrees(die.angle) % 360, die.side, die.touching, glare))
+
+    img *= np.array(LIGHTS[cfg.light], np.float32)
 
     if motion_blur > 0:
         length = max(2, round(motion_blur))

@@ -27,6 +27,9 @@ def register(subparsers) -> None:
                         help="write each image with the dice outlined to DIR as NAME.png (NAME-2.png, ... when "
                              "that file exists: no file is ever replaced)")
     parser.add_argument("--profile", metavar="FILE", type=Path, help="name colours with a calibration profile")
+    parser.add_argument("--colours", metavar="A,B,...",
+                        help="name only these colours (the game's dice, e.g. DYCE's white,blue,red,yellow,green,"
+                             "orange,purple,black); default: every colour of the palette")
     parser.add_argument("--threads", type=int, metavar="N", help="OpenCV threads (default: OpenCV's choice)")
     parser.set_defaults(func=run)
 
@@ -42,11 +45,24 @@ def load_profile_option(path: Path | None):
     return load_profile(path)
 
 
-def frame_reader(profile) -> Callable[[np.ndarray], Reading]:
-    """The reader, white-balanced and with the palette of ``profile`` when there is one."""
-    from vision.reader import read_frame
+def frame_reader(profile, colours: str | None = None) -> Callable[[np.ndarray], Reading]:
+    """The reader, white-balanced and with the palette of ``profile`` when there is one, naming only the
+    comma-separated ``colours`` when given."""
+    from vision.colour import default_palette
+    from vision.reader import as_bgr8, read_frame
 
-    return profile.read if profile is not None else read_frame
+    if colours is None:
+        return profile.read if profile is not None else read_frame
+    names = [name.strip() for name in colours.split(",") if name.strip()]
+    if not names:
+        raise UserError("--colours needs at least one colour name, e.g. --colours white,red")
+    try:
+        palette = (profile.palette if profile is not None else default_palette()).only(names)
+    except ValueError as exc:
+        raise UserError(f"--colours: {exc}") from None
+    if profile is not None:
+        return lambda frame: read_frame(profile.white_balance.correct(as_bgr8(frame)), palette=palette)
+    return lambda frame: read_frame(frame, palette=palette)
 
 
 def describe(reading) -> str:
@@ -94,7 +110,7 @@ def run(args) -> int:
         raise UserError("give image files or --camera SPEC (one of the two)")
     if args.frames is not None and (not args.camera or args.frames < 1):
         raise UserError("--frames needs --camera and at least 1")
-    read = frame_reader(load_profile_option(args.profile))
+    read = frame_reader(load_profile_option(args.profile), args.colours)
     if args.threads is not None:
         if args.threads < 1:
             raise UserError("--threads must be at least 1")

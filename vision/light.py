@@ -1,0 +1,111 @@
+"""The colour of the light on the table, estimated from the frame, undone before dice colours are named.
+
+A warm lamp makes white dice look ivory and yellow ones orange; cool daylight turns them bluish.
+Without a calibration profile the reader still has two clues to the light:
+
+- the frame's *near-grey* pixels (a white or grey tray, paper, shadows): the correction that makes them
+  grey is one hypothesis (:func:`grey_guess`; none when too few pixels are near-grey, e.g. on felt);
+- the dice themselves: under the true light they look most like colours of the palette.
+
+:func:`estimate_gains` weighs both.  Each candidate correction (per-channel gains for the whole frame,
+on a grid of warm-cool and green-magenta steps, plus the grey guess) costs the sum over the dice of their
+distance to the nearest palette colour (capped, so that a die of no palette colour cannot drag the light),
+plus ``prior_weight`` x its log-gain distance from the nearer of "no correction" and the grey guess.  One
+die cannot outweigh that prior; a trayful of dice can.  No correction is on the grid exactly, and then
+the colours are named from the frame's own pixels, as without this step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from companion.errors import UserError
+
+#: Luminance weights of the B, G and R channels: gains keep a grey's brightness.
+LUMA_BGR = np.array([0.114, 0.587, 0.299])
+
+
+@dataclass(frozen=True)
+class LightParams:
+    """The light estimate's tunable numbers, with their defaults and reasons."""
+
+    enabled: bool = True        # estimate and undo the light (False: name colours from the raw frame)
+    reach: float = 0.3          # largest correction along the warm-cool axis, as log gain (0.3: red / blue x1.8)
+    tint_reach: float = 0.2     # largest correction along the green-magenta axis, as log gain
+    step: float = 0.05          # grid step of the candidate corrections, log gain
+    prior_weight: float = 16.0  # cost (in spreads, summed over the dice) of each log-gain unit away from
+    # no correction or the frame's guess, whichever is nearer: a few dice cannot move the light far, a trayful can
+    grey_chroma: float = 30.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
+    # under synth's warm lamp reaches 26; green felt, wood and blue felt are 33 to 39)
+    grey_lightness: tuple[float, float] = (15.0, 97.0)  # CIELAB L range of such pixels: near-black and blown-out
+    # pixels say nothing about the light's colour
+    grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
+    fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
+    grey_samples: int = 5000    # the frame's guess looks at about this many pixels, evenly spread (plenty for a mean)
+
+    def __post_init__(self):
+        if not (self.step > 0 and self.reach >= 0 and self.tint_reach >= 0 and self.prior_weight >= 0
+                and self.fit_cap > 0 and self.grey_samples >= 1 and 0 <= self.grey_share <= 1):
+            raise UserError("light parameters: step, fit_cap and grey_samples must be positive, reach, tint_reach "
+                            "and prior_weight not negative, grey_share 0 to 1")
+
+
+DEFAULT_LIGHT = LightParams()
+
+
+def normalised(log_gains: np.ndarray) -> np.ndarray:
+    """BGR gains from log gains (..., 3), scaled so that a grey keeps its brightness."""
+    gains = np.exp(np.asarray(log_gains, dtype=np.float64))
+    return gains / (gains @ LUMA_BGR)[..., None]
+
+
+@lru_cache(maxsize=8)
+def candidate_gains(reach: float, tint_reach: float, step: float) -> np.ndarray:
+    """Every candidate correction (n x 3 BGR gains): warm-cool steps (blue up, red down) by green-magenta
+    steps, neutral included exactly."""
+    warm = np.arange(-round(reach / step), round(reach / step) + 1) * step
+    tint = np.arange(-round(tint_reach / step), round(tint_reach / step) + 1) * step
+    u, v = (a.ravel() for a in np.meshgrid(warm, tint))
+    return normalised(np.stack([u, v, -u], axis=1))
+
+
+def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
+    """The frame's grey hypothesis (BGR gains): the correction that makes its near-grey pixels grey, or no
+    correction when too few pixels are near-grey."""
+    rows, cols = image_bgr.shape[:2]
+    step = max(1, int(np.sqrt(rows * cols / params.grey_samples)))
+    sample = np.ascontiguousarray(image_bgr[::step, ::step])
+    # 8-bit Lab (L x 2.55, a and b + 128) is plenty to tell near-grey pixels, and fast.
+    lab = cv2.cvtColor(sample, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    pixels = sample.reshape(-1, 3)
+    lightness = lab[:, 0] / 2.55
+    grey = ((np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < params.grey_chroma)
+            & (lightness > params.grey_lightness[0]) & (lightness < params.grey_lightness[1]))
+    if grey.sum() < params.grey_share * len(pixels):
+        return np.ones(3)
+    mean = np.maximum(pixels[grey].astype(np.float64).mean(axis=0), 1.0)
+    return normalised(-np.log(mean / (mean @ LUMA_BGR)))
+
+
+def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.ndarray,
+                   params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
+    """The correction (BGR gains) that best explains the dice: the candidate (the grid and ``guess``) with the
+    least sum of the corrected dice's capped palette distances plus ``prior_weight`` x its log-gain distance
+    from the nearer of no correction and ``guess``.
+
+    ``body_means_bgr`` is each die's mean body colour (n x 3); ``distance_to_palette`` maps Lab colours
+    (m x 3) to their distance in spreads from the nearest palette colour.
+    """
+    candidates = np.vstack([candidate_gains(params.reach, params.tint_reach, params.step), guess])
+    logs = np.log(candidates)
+    prior = params.prior_weight * np.minimum(np.linalg.norm(logs, axis=1),
+                                             np.linalg.norm(logs - np.log(guess), axis=1))
+    if len(body_means_bgr) == 0:
+        return candidates[int(np.argmin(prior))]
+    corrected = np.clip(candidates[:, None, :] * np.asarray(body_means_bgr, np.float64)[None], 0, 255)
+    lab = cv2.cvtColor(corrected.reshape(-1, 1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    fit = np.minimum(distance_to_palette(lab), params.fit_cap).reshape(len(candidates), -1).sum(axis=1)
+    return candidates[int(np.argmin(fit + prior))]

@@ -40,7 +40,8 @@ def player_count(game, text: str) -> int:
     """A typed player count, refused before conversion when it cannot be a count for ``game``."""
     text = text.strip()
     if len(text) > MAX_PLAYER_COUNT_DIGITS:
-        raise UserError(f"{game.title} is for {game.min_players}-{game.max_players} players, not {text[:12]}...")
+        shown = text if len(text) <= 12 else f"{text[:12]}..."
+        raise UserError(f"{game.title} is for {game.min_players}-{game.max_players} players, not {shown}")
     return check_player_count(game, int(text))
 
 
@@ -71,7 +72,7 @@ def read_json_file(path: Path, what: str, max_bytes: int = MAX_STATE_FILE_BYTES)
     if regular_file(path, what).st_size > max_bytes:
         raise UserError(f"{what} {path} is over {max_bytes // 1_000_000} MB: not a file the companion wrote")
     try:
-        text = path.read_bytes()[: max_bytes + 1].decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise UserError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

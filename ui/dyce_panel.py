@@ -265,7 +265,7 @@ class DycePanel(BoardPanel):
             self._build_controls(state)
         dice_due = request is not None
         slot = self.ids.camera_slot
-        slot.size_hint_y, slot.height, slot.opacity = (1, slot.height, 1) if dice_due else (None, 0, 0)
+        slot.opacity, slot.disabled = (1, False) if dice_due else (0, True)    # kept: it holds the space
         if stage == "actions":
             legal = set(turn["moves"])
             for kind, button in self.stop_buttons.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kivy.app import App
 from kivy.metrics import dp
-from kivy.properties import ListProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
@@ -14,6 +14,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.togglebutton import ToggleButton
 
+from ui.board_panels import panel_for
 from ui.game_panels import resources
 from ui.widgets import colour_rgba
 
@@ -46,6 +47,10 @@ class PlayScreen(Screen):
     prompt_text = StringProperty("")
     banner_text = StringProperty("")
     banner_rgba = ListProperty([0, 0, 0, 0])
+    compact_banner = BooleanProperty(False)     # a board panel needs the height
+
+    board = None
+    """The game's board panel (:mod:`ui.board_panels`) while its game is played, else None."""
 
     def on_kv_post(self, _base) -> None:
         app = App.get_running_app()
@@ -61,6 +66,13 @@ class PlayScreen(Screen):
         if state is None:
             return
         request = state.dice_to_roll()
+        self._place_board(state.game.name)
+        if self.board is not None:
+            self.board.show(state)
+            self._show_alerts(state)
+            self.ids.other_button.disabled = not state.legal_moves()
+            self._reading_changed()
+            return
         self.turn_text = f"{state.current_player or 'Game over'}  ·  {state.phase}"
         if request is not None:
             self.prompt_text = f"Roll {request.describe()}" + (f" ({request.reason})" if request.reason else "")
@@ -72,6 +84,33 @@ class PlayScreen(Screen):
         self._show_suggestions(state, request)
         self._show_resources(state)
         self._reading_changed()
+
+    def _place_board(self, game_name: str) -> None:
+        """Show the game's board panel in place of the picture and suggestions (the live
+        picture moves into the panel), or put them back for a game without one."""
+        if self.board is not None and self.board.game_name == game_name:
+            return
+        main, view = self.ids.main_row, self.ids.view
+        if self.board is not None:
+            self.board.camera_slot.remove_widget(view)
+            outer = self.board.parent
+            index = outer.children.index(self.board)
+            outer.remove_widget(self.board)
+            outer.add_widget(main, index)
+            main.add_widget(view, len(main.children))
+            self.board, self.compact_banner = None, False
+        board = panel_for(game_name)
+        if board is None:
+            return
+        self.ids.resources.clear_widgets()
+        outer = main.parent
+        index = outer.children.index(main)
+        outer.remove_widget(main)
+        outer.add_widget(board, index)
+        main.remove_widget(view)
+        board.camera_slot.add_widget(view)
+        self.board = board
+        self.compact_banner = True
 
     def _show_alerts(self, state) -> None:
         urgent = [a for a in state.alerts() if a.severity in SEVERITY_RGBA]

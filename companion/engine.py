@@ -365,6 +365,9 @@ class Game(ABC):
     min_players: int
     max_players: int
     options: tuple[Option, ...] = ()
+    dice_colours: tuple[str, ...] | None = None
+    """The colours of the game's dice, when the box fixes them: the reader then names only these
+    (None: any colour of the palette)."""
 
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults overlaid with ``given``; UserError names an unknown or bad option."""

@@ -241,3 +241,32 @@ def try_illegal_taps(ui: UiDriver, app, panel, counts: Counter) -> None:
     if state.actions == 0 and not counts["end turn with no action"]:
         assert_refused(ui, app, lambda: ui.tap(panel.stop_buttons["end_turn"]))
         counts["end turn with no action"] += 1
+
+
+def test_the_reader_names_only_the_colours_of_dyces_box_in_a_dyce_game(ui):
+    app = ui.launch(camera="sim")
+    assert app.palette is None                       # no game yet: the reader's whole default palette
+    assert app.start_game("dyce", ["Ann", "Bob"], {})
+    assert {c.name for c in app.palette.colours} == {"white", "blue", "red", "yellow", "green", "orange",
+                                                      "purple", "black"}
+    assert app.start_game("dairyman", ["Ann", "Bob"], {})
+    assert app.palette is None                       # Dairyman's box does not fix the colours
+
+
+def test_the_simulated_camera_throws_dice_drawn_from_the_bag(ui):
+    app = ui.launch(camera="sim", seed=GAME_SEED)
+    assert app.start_game("dyce", ["Ann", "Bob"], {})
+    while app.state.dice_to_roll() is None:          # the start cubes
+        assert app.play(app.state.legal_moves()[0])
+    state, source = app.state, app.grabber.source
+    throws = source.throws
+    assert app.throw_dice()
+    ui.wait(lambda: source.throws > throws and not source.rolling, what="the dice to come to rest")
+    thrown = Counter(d.colour for d in source.truth)
+    assert sum(thrown.values()) == state.dice_to_roll().count
+    assert not thrown - state.bag()                  # only colours the bag holds, never the white round die
+    shown, done = app.grabber.count, app.readings_done
+    ui.wait(lambda: app.grabber.count >= shown + 2, what="a picture of the resting dice")
+    assert app.read_dice()
+    ui.wait(lambda: app.readings_done > done, timeout=60, what="the reading")
+    assert app.reading and {d.colour for d in app.reading} <= set(app.state.game.dice_colours)

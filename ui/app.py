@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from hardware.monitor import open_monitored
 from ui.live import FrameGrabber, ReaderProcess
 from ui.preferences import Preferences
 from ui.window import drop_duplicate_touch_source
+from vision.colour import default_palette
 from vision.types import DieReading
 
 HERE = Path(__file__).parent
@@ -92,6 +94,7 @@ class CompanionApp(App):
         self.camera_fps = camera_fps
         self.pin_factory = pin_factory
         self.seed = seed                 # the shuffles of new games (None: random)
+        self._throw_rng = random.Random(seed)  # the simulated camera's draws from a bag
         self.gpio = None
         self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
@@ -102,6 +105,7 @@ class CompanionApp(App):
         self.reading_frame = None
         self.readings_done = 0
         self.profile = None
+        self._palette_for: tuple = (None, None, None)   # (profile, colours, palette) of the last palette made
 
     # -- set-up -----------------------------------------------------------------------
     def build(self) -> ScreenManager:
@@ -277,6 +281,9 @@ class CompanionApp(App):
         if not self.simulated or request is None:
             self.notice = "no dice to throw now" if self.simulated else "roll the real dice on the tray"
             return False
+        if None in request.colours:  # the box decides the colours (DYCE's bag): draw them as the table would
+            drawn = self.state.random_roll(self._throw_rng)
+            request = dataclasses.replace(request, colours=tuple(d.colour for d in drawn))
         self.grabber.call_soon(lambda source: source.throw(request))
         self.reading = []
         return True
@@ -297,7 +304,20 @@ class CompanionApp(App):
 
     @property
     def palette(self):
-        return self.profile.palette if self.profile else None
+        """The reader's palette: the profile's (or the default), only the game's dice colours when its box
+        fixes them; None (the reader's default) when neither applies."""
+        colours = self.session.game.dice_colours if self.session else None
+        profile, made_for, palette = self._palette_for
+        if profile is self.profile and made_for == colours:
+            return palette
+        palette = self.profile.palette if self.profile else None
+        if colours:
+            try:
+                palette = (palette or default_palette()).only(colours)
+            except ValueError:  # a calibrated palette without some of the game's colours: keep it whole
+                pass
+        self._palette_for = (self.profile, colours, palette)
+        return palette
 
     def _reading_done(self, reading, frame, settled: bool) -> None:
         if settled and (self._await_motion or self.reading_busy or not self._waiting_for_roll()):

@@ -891,6 +891,7 @@ class Dyce(Game):
     title = "DYCE"
     min_players = int(DATA["players"]["min"])
     max_players = int(DATA["players"]["max"])
+    dice_colours = tuple(DATA["dice"])
     options = (
         Option("new_die_place", "baron_line",
                "where a die drawn in the baron round goes: baron_line = the end of the line of the baron that "

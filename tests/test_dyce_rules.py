@@ -329,7 +329,8 @@ def random_chooser(state, rng):
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_whole_games_by_the_advice_keep_every_invariant_and_end(players):
-    play_whole_game(players, 11, lambda state, rng: GAME.best_move(state))
+    final = play_whole_game(players, 11, lambda state, rng: GAME.best_move(state))
+    assert final.ended_by == "round_die"             # by the rules' end, not the house-rule cap
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

@@ -14,11 +14,6 @@ from companion.simulate import play_game
 WORST_DAIRYMAN_ROLL = ("white:1 white:2 white:3 white:4 white:5 white:5 white:6 yellow:5 "
                        "red:2 red:3 red:4 red:5")
 
-# Caches keyed by what a roll shows: emptied before each "cold" call.  The odds tables
-# that only depend on the number of dice are built once per process ("first_ms").
-_ROLL_CACHES = tuple(getattr(dairyman_advice, name) for name in (
-    "_fitting_capped", "_coded_locks", "_lock_index", "_unpack_faces", "_lock_advice",
-    "_below", "_best_freeze", "_ability_advice", "reroll_moves", "_reroll_advice"))
 
 
 def simulate_rate(game_name: str = "dairyman", players: int = 3, games: int = 200, seed: int = 0,
@@ -65,8 +60,7 @@ def dairyman_worst_suggest(repeats: int = 20) -> dict:
     first = time.perf_counter() - start
     cold = []
     for _ in range(repeats):
-        for cache in _ROLL_CACHES:
-            cache.cache_clear()
+        dairyman_advice.forget_positions()   # cold: the odds tables by dice count stay ("first_ms")
         start = time.perf_counter()
         game.advise(state)
         cold.append(time.perf_counter() - start)

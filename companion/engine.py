@@ -408,6 +408,10 @@ class Game(ABC):
         Moves that differ only by which of two identical dice is used appear once.
         """
 
+    def forget_positions(self) -> None:
+        """Drop what the advice remembers of positions seen so far (caches that grow with play);
+        a long-running app calls it when a game starts.  Games without such caches do nothing."""
+
     def best_move(self, state: GameState) -> Move | None:
         """The top suggestion's move, None if there is none.
 

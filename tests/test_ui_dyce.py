@@ -20,6 +20,8 @@ from collections import Counter
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Die, Move
+from companion.games import dairyman_advice, get_game
+from companion.simulate import play_game
 from ui.board_panels import PLAYER_RGBA
 from ui.widgets import colour_rgba
 
@@ -249,8 +251,10 @@ def test_the_reader_names_only_the_colours_of_dyces_box_in_a_dyce_game(ui):
     assert app.start_game("dyce", ["Ann", "Bob"], {})
     assert {c.name for c in app.palette.colours} == {"white", "blue", "red", "yellow", "green", "orange",
                                                       "purple", "black"}
+    play_game(get_game("dairyman"), ("Ann", "Bob"), seed=4)     # the advice remembers a game's positions
     assert app.start_game("dairyman", ["Ann", "Bob"], {})
     assert app.palette is None                       # Dairyman's box does not fix the colours
+    assert all(c.cache_info().currsize == 0 for c in dairyman_advice.POSITION_CACHES)  # forgotten at the start
 
 
 def test_the_simulated_camera_throws_dice_drawn_from_the_bag(ui):

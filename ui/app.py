@@ -238,6 +238,7 @@ class CompanionApp(App):
         def start():
             self.session = self.store.new_session(game_name, players, options, seed=self.seed)
         if self.attempt(start):
+            self.session.game.forget_positions()   # the advice's memory of the last game: days of play stay flat
             self._changed()
             self.show("play")
             return True
@@ -252,6 +253,7 @@ class CompanionApp(App):
             self.notice = "there is no unfinished game to resume"
             return False
         self.session = session
+        session.game.forget_positions()
         self._changed()
         self.show("play")
         return True

@@ -765,6 +765,9 @@ class Dairyman(Game):
                 raise UserError("the turn's dice are not 7 white, 1 yellow and the red dice")
         return state
 
+    def forget_positions(self) -> None:
+        dice_math.forget_positions()
+
     def advise(self, state: GameState) -> list[Suggestion]:
         return dice_math.advise(state)
 

@@ -757,3 +757,15 @@ def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: i
             text = reroll_text(n, move.get("freeze") or ())
             results.append((key + (text,), move, text, figures, reason))
     return tuple(results)
+
+
+POSITION_CACHES = (_fitting_capped, _coded_locks, _lock_index, _unpack_faces, _lock_advice, _below, _best_freeze,
+                   _ability_advice, reroll_moves, _reroll_advice, turn_values, _claim_points)
+"""Caches keyed by what a roll or a table shows: they grow with every position seen (the odds tables that
+depend only on the number of dice do not)."""
+
+
+def forget_positions() -> None:
+    """Empty :data:`POSITION_CACHES` (a long-running app does it when a game starts)."""
+    for cached in POSITION_CACHES:
+        cached.cache_clear()

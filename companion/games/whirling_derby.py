@@ -832,6 +832,10 @@ class WhirlingDerby(Game):
                                         f"{state.side(seat, card).title} breaks its pattern")
         return state
 
+    def forget_positions(self) -> None:
+        best_additions.cache_clear()
+        _best_plan.cache_clear()
+
     def advise(self, state: GameState) -> list[Suggestion]:
         return advise(state)
 

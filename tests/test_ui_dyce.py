@@ -12,6 +12,7 @@ action, a die of a colour the bag no longer holds) each give one line and change
 # ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
 from __future__ import annotations
 
+import gc
 import random
 import re
 import time
@@ -252,6 +253,7 @@ def test_the_reader_names_only_the_colours_of_dyces_box_in_a_dyce_game(ui):
     assert {c.name for c in app.palette.colours} == {"white", "blue", "red", "yellow", "green", "orange",
                                                       "purple", "black"}
     play_game(get_game("dairyman"), ("Ann", "Bob"), seed=4)     # the advice remembers a game's positions
+    gc.collect()                                     # the play screen's own widgets must outlive the DYCE panel
     assert app.start_game("dairyman", ["Ann", "Bob"], {})
     assert app.palette is None                       # Dairyman's box does not fix the colours
     assert all(c.cache_info().currsize == 0 for c in dairyman_advice.POSITION_CACHES)  # forgotten at the start

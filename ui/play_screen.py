@@ -53,6 +53,8 @@ class PlayScreen(Screen):
     """The game's board panel (:mod:`ui.board_panels`) while its game is played, else None."""
 
     def on_kv_post(self, _base) -> None:
+        # Strong references: ``ids`` holds weak ones, and these leave the tree while a board panel is shown.
+        self._main_row, self._view = self.ids.main_row.__self__, self.ids.view.__self__
         app = App.get_running_app()
         app.bind(revision=self.refresh, reading=self._reading_changed, reading_busy=self._reading_changed)
 
@@ -90,7 +92,7 @@ class PlayScreen(Screen):
         picture moves into the panel), or put them back for a game without one."""
         if self.board is not None and self.board.game_name == game_name:
             return
-        main, view = self.ids.main_row, self.ids.view
+        main, view = self._main_row, self._view
         if self.board is not None:
             self.board.camera_slot.remove_widget(view)
             outer = self.board.parent

@@ -120,7 +120,7 @@ def test_the_dice_are_read_by_themselves_once_they_come_to_rest(ui):
     source = app.grabber.source
     ui.tap(play.ids.roll_button)
     ui.wait(lambda: source.throws == 1, what="the throw")
-    ui.wait(lambda: app.readings_done == 1, timeout=90, what="a reading without pressing Read")
+    ui.wait(lambda: app.readings_done >= 1, timeout=90, what="a reading without pressing Read")
     assert not app.reading_busy and app.reading
     truth = {(round(t.center[0]), round(t.center[1])) for t in source.truth}
     assert any(min(abs(d.center[0] - x) + abs(d.center[1] - y) for x, y in truth) < 20 for d in app.reading)

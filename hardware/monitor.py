@@ -24,6 +24,8 @@ __all__ = ["CameraMonitor", "CameraStatus", "MonitoredCamera", "open_monitored"]
 
 log = logging.getLogger(__name__)
 
+SIM_PATIENCE_SECONDS = 10.0   # how long the simulated camera may pause before it is reopened
+
 
 @dataclass(frozen=True)
 class CameraStatus:
@@ -255,13 +257,18 @@ class MonitoredCamera(CameraSource):
 def open_monitored(spec: str | None = None, **options) -> MonitoredCamera:
     """``open_camera(spec, **options)`` behind a monitor; a camera that cannot open at all raises now.
 
-    The simulated camera runs at its real frame rate here, as a live camera does.
+    The simulated camera runs at its real frame rate here, as a live camera does.  It has
+    no cable to fail, so a pause in its pictures only means the machine is busy: it gets
+    ``SIM_PATIENCE_SECONDS`` before it counts as hung, since reopening it would clear the
+    dice lying on its table.
     """
+    monitor_options = {}
     if (spec or default_spec()).split(":")[0] == "sim":
         options.setdefault("realtime", True)
+        monitor_options = {"stall_seconds": SIM_PATIENCE_SECONDS, "start_seconds": SIM_PATIENCE_SECONDS}
     first = [open_camera(spec, **options)]
 
     def reopen() -> CameraSource:
         return first.pop() if first else open_camera(spec, **options)
 
-    return MonitoredCamera(reopen)
+    return MonitoredCamera(reopen, **monitor_options)

@@ -163,3 +163,23 @@ def test_open_monitored_sim_passes_throw_and_truth_through():
 def test_open_monitored_refuses_a_camera_that_is_not_there():
     with pytest.raises(CameraError, match="not found"):
         open_monitored("usb:7")
+
+
+def test_a_busy_machine_pausing_the_sim_camera_keeps_its_dice(monkeypatch):
+    cam = open_monitored("sim", seed=3)
+    try:
+        sim = cam.monitor.source
+        cam.throw(DiceRequest("Ann", ("red", "blue")), values=[6, 1])
+        slow_read = sim.read
+
+        def paused_read():                   # one frame that takes 2.5 s, as on a machine busy elsewhere
+            monkeypatch.setattr(sim, "read", slow_read)
+            time.sleep(2.5)
+            return slow_read()
+
+        monkeypatch.setattr(sim, "read", paused_read)
+        time.sleep(3.0)
+        assert cam.monitor.status.ok and cam.monitor.source is sim
+        assert cam.throws == 1 and [t.value for t in cam.truth] == [6, 1]
+    finally:
+        cam.close()

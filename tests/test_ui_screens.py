@@ -30,8 +30,10 @@ def test_space_reads_and_ctrl_z_undoes_ctrl_y_redoes(ui):
     assert app.state.to_json() == moved
 
     ui.key(122, "z", ["ctrl"])
+    assert not app.screen("play").ids.undo_button.disabled
     ui.key(122, "z", ["ctrl"])                       # back to the chance node: the dice are to be read
     assert app.state.dice_to_roll() is not None
+    assert app.screen("play").ids.undo_button.disabled, "nothing left to undo, yet Undo can be tapped"
     done = app.readings_done
     ui.key(32, " ")
     assert app.reading_busy or app.readings_done > done, app.notice

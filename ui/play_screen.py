@@ -205,6 +205,7 @@ class PlayScreen(Screen):
         self.ids.accept_button.disabled = not (waiting_roll and app.reading)
         self.ids.read_button.disabled = not waiting_roll or app.reading_busy
         self.ids.roll_button.disabled = not (waiting_roll and app.simulated)
+        self.ids.undo_button.disabled = not (app.session is not None and app.session.can_undo)
 
     # -- correcting, adding and removing dice ------------------------------------------
     def edit_die(self, index: int | None) -> None:

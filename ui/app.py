@@ -251,6 +251,12 @@ class CompanionApp(App):
             return True
         return False
 
+    def rematch(self) -> bool:
+        """A new game of the same game with the same players, seats and rules options."""
+        if self.session is None:
+            return False
+        return self.start_game(self.session.game.name, list(self.session.players), dict(self.session.options))
+
     def unfinished_session(self) -> Session | None:
         return self.store.latest_unfinished()
 

@@ -154,7 +154,7 @@ class ScoreChart(Widget):
         self.sources = sorted({s for parts in breakdown.values() for s in parts})
         if not breakdown:
             return
-        name_width, legend_height = dp(110), dp(34)
+        name_width, legend_height = dp(180), dp(34)
         positive = [sum(v for v in parts.values() if v > 0) for parts in breakdown.values()]
         negative = [sum(-v for v in parts.values() if v < 0) for parts in breakdown.values()]
         span = max(1, max(positive) + max(negative))
@@ -164,7 +164,8 @@ class ScoreChart(Widget):
         for i, (player, parts) in enumerate(breakdown.items()):
             y = self.top - (i + 1) * row
             self.add_widget(Label(text=player, pos=(self.x, y), size=(name_width, row), font_size=sp(18),
-                                  halign="right", valign="middle", text_size=(name_width - dp(8), row)))
+                                  halign="right", valign="middle", text_size=(name_width - dp(8), row),
+                                  shorten=True, shorten_from="center"))
             right, left = zero, zero
             for source in self.sources:
                 value = parts.get(source, 0)

@@ -1,0 +1,64 @@
+"""The end of a game on screen: places, points by source with penalties, length, rematch."""
+# ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
+from __future__ import annotations
+
+import re
+
+from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
+
+from companion.session import SessionStore
+
+MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
+
+
+def finished_dairyman(players, seed: int) -> int:
+    """A Dairyman game played to its end by the advice, in the app's store; its id."""
+    with SessionStore() as store:
+        session = store.new_session("dairyman", players, {"freeze_tokens": 10}, seed=seed)
+        while not session.finished:
+            if session.state.dice_to_roll() is not None:
+                session.random_roll()
+            else:
+                session.play(session.game.best_move(session.state))
+        return session.id
+
+
+def test_places_points_by_source_length_and_a_rematch(ui):
+    from ui.summary_screen import places
+
+    assert places(["Bob"], {"Ann": 5, "Bob": 9, "Cy": 5, "Di": 7}) == [(0, "Bob"), (1, "Di"), (2, "Ann"), (2, "Cy")]
+    assert places(["Ann", "Cy"], {"Ann": 5, "Bob": 1, "Cy": 5}) == [(0, "Ann"), (0, "Cy"), (2, "Bob")]
+
+    players = ["Maximilian Alexandersson", "Bo", "Cecilia Montgomery-Smyth", "Di"]
+    finished_dairyman(players, seed=3)
+    app = ui.launch(camera="sim")
+    app.session = app.store.latest()
+    app._changed()
+    ui.pump(3)
+    assert app.root.current == "summary"
+    summary = app.screen("summary")
+    state = app.state
+    scores, winners = state.scores(), state.winners()
+    rows = summary.ids.places.children[::-1]
+    assert len(rows) == 4
+    shown = [[MARKUP.sub("", w.text) for w in row.children[::-1] if hasattr(w, "text")] for row in rows]
+    assert shown[0][0] == "1st" and any(winners[0] in text for text in shown[0])
+    order = [next(p for p in players if any(text.startswith(p) for text in row)) for row in shown]
+    assert set(order) == set(players)
+    losers = [p for p in order if p not in winners]
+    assert [scores[p] for p in losers] == sorted((scores[p] for p in losers), reverse=True)
+    for row, player in zip(shown, order):
+        assert str(scores[player]) in row
+        for source, value in state.score_breakdown()[player].items():
+            if value < 0:
+                assert f"{source.replace('_', ' ')} \u2212{-value}" in " ".join(row)
+    history = app.session.history()
+    rolls = sum(e["kind"] == "roll" and not e.get("undone") for e in history)
+    assert f"{rolls} rolls and " in summary.length_text
+    ui.screenshot("summary-4-players")
+
+    finished_id = app.session.id
+    ui.tap(summary.ids.rematch)
+    assert app.root.current == "play" and app.session.id != finished_id
+    assert list(app.session.players) == players and app.session.game.name == "dairyman"
+    assert app.session.options["freeze_tokens"] == 10 and not app.session.finished

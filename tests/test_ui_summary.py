@@ -62,3 +62,29 @@ def test_places_points_by_source_length_and_a_rematch(ui):
     assert app.root.current == "play" and app.session.id != finished_id
     assert list(app.session.players) == players and app.session.game.name == "dairyman"
     assert app.session.options["freeze_tokens"] == 10 and not app.session.finished
+
+
+def test_scoreboard_names_in_full_the_current_player_marked_and_scores_over_time(ui):
+    players = ["Maximilian Alexandersson", "Bo", "Cecilia Montgomery-Smyth", "Di"]
+    with SessionStore() as store:
+        session = store.new_session("dairyman", players, seed=5)
+        while session.actions < 40:
+            if session.state.dice_to_roll() is not None:
+                session.random_roll()
+            else:
+                session.play(session.game.best_move(session.state))
+    app = ui.launch(camera="sim")
+    ui.tap(app.screen("start").ids.resume)
+    ui.tap(ui.button("Scores"))
+    board = app.screen("scoreboard")
+    cells = board.ids.table.children[::-1]
+    texts = [c.text for c in cells]
+    assert "*" not in " ".join(texts)
+    for player in players:
+        cell = next(c for c in cells if c.text == player)
+        assert not cell.shorten and cell.texture_size[0] <= cell.width      # the whole name fits
+        assert hasattr(cell, "_background") == (player == app.state.current_player)
+    lines = board.ids.lines
+    assert len(lines.history) == app.session.actions + 1
+    assert lines.history[-1] == app.state.scores() and lines.history[0] == dict.fromkeys(players, 0)
+    ui.screenshot("scoreboard-4-players")

@@ -88,3 +88,42 @@ def test_scoreboard_names_in_full_the_current_player_marked_and_scores_over_time
     assert len(lines.history) == app.session.actions + 1
     assert lines.history[-1] == app.state.scores() and lines.history[0] == dict.fromkeys(players, 0)
     ui.screenshot("scoreboard-4-players")
+
+
+def test_players_are_remembered_a_random_first_player_and_every_unfinished_game_offered(ui):
+    players = ["Maximilian Alexandersson", "Bo", "Cy"]
+    app = ui.launch(camera="sim")
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Dairyman")
+    ui.tap(ui.button("+", root=start))
+    for row, name in zip(start.ids.players.children[::-1], players):
+        row.name_input.text = name
+    ui.tap(start.ids.start_button)
+    assert list(app.session.players) == players
+    ui.close(app)
+
+    app = ui.launch(camera="sim")                      # a restart: the table is still there
+    start = app.screen("start")
+    ui.choose(start.ids.game_choice, "Dairyman")
+    assert [row.name_input.text for row in start.ids.players.children[::-1]] == players
+    ui.screenshot("start-remembered-players")
+    firsts = set()
+    for _ in range(12):
+        ui.tap(start.ids.random_first)
+        seated = [row.name_input.text for row in start.ids.players.children[::-1]]
+        first = players.index(seated[0])
+        assert seated == players[first:] + players[:first]           # the table turns, the order stays
+        assert seated[0] in app.notice
+        firsts.add(seated[0])
+    assert len(firsts) > 1
+    ui.tap(start.ids.start_button)                      # a second unfinished game
+    second = app.session.id
+    app.show("start")
+    ui.pump(2)
+    assert "2 unfinished" in start.resume_text
+    ui.tap(start.ids.resume)
+    choices = [b for b in start.resume_popup.content.walk() if getattr(b, "text", "").startswith("Dairyman: ")]
+    assert len(choices) == 2 and all("step" in b.text for b in choices)
+    ui.tap(choices[-1])                                 # the older game: the one started before the restart
+    assert app.root.current == "play" and app.session.id != second
+    assert list(app.session.players) == players

@@ -99,7 +99,7 @@ class CompanionApp(App):
         self.gpio = None
         self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
-        self.initial_players = tuple(players or ())
+        self.initial_players = tuple(players or self.preferences["players"] or ())
         self.store = store or SessionStore()
         self.grabber: FrameGrabber | None = None
         self.reader: ReaderProcess | None = None
@@ -246,6 +246,7 @@ class CompanionApp(App):
             self.session = self.store.new_session(game_name, players, options, seed=self.seed)
         if self.attempt(start):
             self.session.game.forget_positions()   # the advice's memory of the last game: days of play stay flat
+            self.preferences.set_players(list(self.session.players))
             self._changed()
             self.show("play")
             return True
@@ -260,8 +261,17 @@ class CompanionApp(App):
     def unfinished_session(self) -> Session | None:
         return self.store.latest_unfinished()
 
-    def resume(self) -> bool:
-        session = self.unfinished_session()
+    def unfinished_games(self) -> list[dict]:
+        """Every unfinished game, the most recently played first (``SessionStore.list_sessions`` rows)."""
+        return [info for info in self.store.list_sessions() if not info["finished"]]
+
+    def resume(self, session_id: int | None = None) -> bool:
+        """Carry on with game ``session_id``, or the most recently played unfinished one."""
+        try:
+            session = self.store.open(session_id) if session_id is not None else self.unfinished_session()
+        except CompanionError as exc:
+            self.notice = str(exc)
+            return False
         if session is None:
             self.notice = "there is no unfinished game to resume"
             return False

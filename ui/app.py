@@ -380,6 +380,14 @@ class CompanionApp(App):
             raise UserError(f"there is no die {index + 1} in this reading")
         self.reading = [d for i, d in enumerate(self.reading) if i != index]
 
+    def enter_roll(self, dice) -> bool:
+        """Use dice typed by hand as the current player's roll (no photo)."""
+        if self.session is not None and self.attempt(lambda: self.session.roll(list(dice))):
+            self._await_motion = True
+            self._changed()
+            return True
+        return False
+
     def accept_reading(self) -> bool:
         """Use the read (and corrected) dice as the current player's roll."""
         def roll():

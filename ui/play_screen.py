@@ -48,9 +48,9 @@ def suggestion_text(suggestion) -> str:
     figures = "  ".join(f"{k.replace('_', ' ')} {format_figure(v)}" for k, v in suggestion.advice.items())
     lines = [f"[b]{suggestion.text}[/b]"]
     if figures:
-        lines.append(f"[size=15sp]{figures}[/size]")
+        lines.append(f"[size=18sp]{figures}[/size]")
     if suggestion.reason:
-        lines.append(f"[size=14sp][i]{suggestion.reason}[/i][/size]")
+        lines.append(f"[size=18sp][i]{suggestion.reason}[/i][/size]")
     return "\n".join(lines)
 
 
@@ -193,7 +193,7 @@ class PlayScreen(Screen):
             parts = [f"{name.replace('_', ' ')} {value}" for name, value in counters.items()]
             mark = "> " if player == state.current_player else ""
             label = Label(text=f"[b]{mark}{player}[/b] {scores.get(player, 0)} pts  " + "  ".join(parts),
-                          markup=True, font_size="15sp", halign="left", valign="middle", shorten=True,
+                          markup=True, font_size="18sp", halign="left", valign="middle", shorten=True,
                           size_hint_y=None, height=dp(28))
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             box.add_widget(label)

@@ -30,7 +30,7 @@ def colour_rgba(name: str | None) -> tuple[float, float, float, float]:
 @functools.cache
 def label_texture(text: str):
     """The rendered text of a die label; cached, since text rendering is slow with software GL."""
-    label = CoreLabel(text=text, font_size=sp(17), bold=True)
+    label = CoreLabel(text=text, font_size=sp(18), bold=True)
     label.refresh()
     return label.texture
 
@@ -187,7 +187,7 @@ class ScoreChart(Widget):
             with self.canvas:
                 Color(*CHART_RGBA[index % len(CHART_RGBA)])
                 Rectangle(pos=(x, self.y + dp(9)), size=(dp(16), dp(16)))
-            label = Label(text=source, font_size=sp(15), size_hint=(None, None))
+            label = Label(text=source.replace("_", " "), font_size=sp(18), size_hint=(None, None))
             label.texture_update()
             label.size = (label.texture_size[0], legend_height)
             label.pos = (x + dp(20), self.y)

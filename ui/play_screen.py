@@ -23,8 +23,6 @@ from ui.widgets import colour_rgba
 SEVERITY_RGBA = {"critical": (0.72, 0.05, 0.05, 1), "warning": (1.0, 0.72, 0.15, 1)}
 SEVERITY_INK = {"critical": (1, 1, 1, 1), "warning": (0, 0, 0, 1)}
 """Banner colours: white on dark red and black on amber, both above WCAG AA's 4.5:1."""
-DIE_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purple", "black")
-"""Colours offered when correcting a die whose request names no colour."""
 
 
 def format_figure(value) -> str:
@@ -33,6 +31,16 @@ def format_figure(value) -> str:
     if isinstance(value, float):
         return f"{value:.0%}" if 0 <= value <= 1 else f"{value:.1f}"
     return str(value)
+
+
+def die_colour_choices(request, game) -> list[str]:
+    """The colours a die entered by hand may have: those the request names, else the game's box,
+    else (dice whose colour the game does not care about, e.g. any die may be any colour) none."""
+    named = list(dict.fromkeys(c for c in (request.colours if request else ()) if c))
+    if named and None not in request.colours:
+        return named
+    box = (game.dice_colours or ()) if game is not None else ()
+    return list(dict.fromkeys([*named, *box]))
 
 
 def alert_sentence(alert) -> str:
@@ -214,19 +222,20 @@ class PlayScreen(Screen):
     def edit_die(self, index: int | None) -> None:
         """A popup to set a die's colour and value (``index`` None: add a die the reader missed).
 
-        Tap a colour, then the value: the value commits the change."""
+        Tap a colour, then the value: the value commits the change.  A game whose dice have no
+        colours to tell apart (its request and its box name none) shows the values only."""
         app = App.get_running_app()
         die = app.reading[index] if index is not None else None
         request = app.state.dice_to_roll() if app.state else None
-        colours = list(dict.fromkeys(c for c in (request.colours if request else ()) if c)) or \
-            list(DIE_COLOUR_CHOICES)
+        colours = die_colour_choices(request, app.session.game if app.session else None)
         content = BoxLayout(orientation="vertical", spacing=dp(8))
-        title = (f"Die {index + 1}: read as {die.value or '?'} {die.colour or '?'}: tap colour, then value"
-                 if die else "Add a die: tap colour, then value")
+        step = "tap colour, then value" if colours else "tap its value"
+        read_as = f"{die.value or '?'} {die.colour or ''}".strip() if die else ""
+        title = f"Die {index + 1}: read as {read_as}: {step}" if die else f"Add a die: {step}"
         popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86),
                       _anim_duration=0)
-        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60))
-        chosen = {"colour": die.colour if die and die.colour in colours else colours[0]}
+        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60) if colours else 0)
+        chosen = {"colour": die.colour if die and die.colour in colours else (colours[0] if colours else None)}
         for colour in colours:
             button = ToggleButton(text=colour, group="die-colour", font_size="20sp", background_normal="",
                                   background_down="", allow_no_selection=False,
@@ -304,7 +313,7 @@ class PlayScreen(Screen):
         if request is None:
             app.notice = "no dice to enter now: choose a move"
             return
-        self.keypad = RollKeypad(request, colours=app.session.game.dice_colours)
+        self.keypad = RollKeypad(request, colours=tuple(app.session.game.dice_colours or ()))
         self.keypad.open()
 
     # -- a move by hand ---------------------------------------------------------------

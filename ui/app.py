@@ -81,6 +81,7 @@ class CompanionApp(App):
     reading = ListProperty([])             # DieReadings of the roll waiting to be used
     reading_busy = BooleanProperty(False)
     notice = StringProperty("")            # the last one-line error or hint
+    camera_problem = StringProperty("")    # what is wrong with the camera now ("" while it works)
     simulated = BooleanProperty(False)     # the camera is the simulated one: offer "roll"
     auto_read = BooleanProperty(True)      # read by itself once the dice come to rest
 
@@ -122,9 +123,11 @@ class CompanionApp(App):
         drop_duplicate_touch_source()
         self.last_resort = LastResort(self)
         ExceptionManager.add_handler(self.last_resort)
-        self.attempt(self.load_profile)
-        self.attempt(lambda: self.open_camera(self.camera_spec))
-        self.attempt(self.open_gpio)
+        refusals = []
+        for step in (self.load_profile, lambda: self.open_camera(self.camera_spec, keep_trying=True), self.open_gpio):
+            if not self.attempt(step):
+                refusals.append(self.notice)
+        self.notice = "; ".join(refusals)     # each step's success would otherwise clear the one before
         self.bind(reading_busy=self._show_status, revision=self._show_status, reading=self._show_status)
         self.reader = ReaderProcess(self._reading_done)
         self.reader.warm_up()
@@ -146,10 +149,14 @@ class CompanionApp(App):
             self.gpio.close()
         self.store.close()
 
-    def open_camera(self, spec: str) -> None:
-        """Switch the live view to camera ``spec`` (sim, usb[:N], pi, replay:PATH)."""
+    def open_camera(self, spec: str, keep_trying: bool = False) -> None:
+        """Switch the live view to camera ``spec`` (sim, usb[:N], pi, replay:PATH).
+
+        A camera that cannot open raises, unless ``keep_trying``: then the banner says so
+        and the camera is tried again by itself until it comes.
+        """
         spec = spec or default_spec()
-        source = open_monitored(spec)
+        source = open_monitored(spec, keep_trying=keep_trying)
         if self.grabber:
             self.grabber.stop()
         self.camera_spec = spec
@@ -386,6 +393,8 @@ class CompanionApp(App):
             self._await_motion = False
         if self.grabber is None:
             return
+        if self.camera_problem != (self.grabber.error or ""):
+            self.camera_problem = self.grabber.error or ""
         count, frame = self.grabber.latest()
         if frame is not None and not self.reader.busy:
             if self._read_wanted:

@@ -23,12 +23,12 @@ from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 from companion.engine import Move
 
 GAME_SEED = 7          # the craftsman deck and the merchants' slots
-TABLE_SEED = 3         # the dice rolled and the farmer's choices
+TABLE_SEED = 6         # the dice rolled and the farmer's choices
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 MACHINE_WORDS = ("_", "None", "[]", "{", "#", "end_round", "night_watchman", "bread_oven")
 DIE_PAGE = {"merchant": "market", "contract": "craftsmen", "build": "build"}
 STEPS = ("plant", "sell", "deliver", "bake", "keep", "stop")
-WEIGHTS = {"merchant": 4, "sow": 4, "ship": 3, "fishing": 3, "contract": 2, "build": 2, "plow": 2,
+WEIGHTS = {"merchant": 4, "sow": 4, "ship": 3, "fishing": 5, "contract": 2, "build": 2, "plow": 2,
            "tourism": 2, "recruit": 1, "bread_oven": 2, "slaughterhouse": 1, "elder": 1, "official": 1,
            "night_watchman": 1, "horse_ship": 1, "discard": 1}
 """How much the test's farmer likes each kind of move."""
@@ -100,6 +100,9 @@ def choose_move(state, rng: random.Random, counts: Counter) -> Move:
     plows = [m for m in legal if m.kind == "plow" and (m["die"] in pairs or m["die"] == farm.plow_face)]
     if not counts["third plow"] and plows and (farm.plow_uses == 1 or pairs):
         return plows[0]
+    contracts = sorted((m for m in legal if m.kind == "contract"), key=lambda m: m["die"])
+    if not counts["contract"] and contracts:
+        return contracts[0]
     dice_moves = [m for m in legal if m.kind in WEIGHTS]
     if not counts["recruit"] and state.round >= 3:
         dice_moves = [m for m in dice_moves if m.kind == "recruit"] or dice_moves

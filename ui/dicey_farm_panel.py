@@ -232,7 +232,7 @@ class DiceyFarmPanel(BoardPanel):
         tiles = GridLayout(cols=2, spacing=dp(4))
         self.field_tiles = []
         for field in farm["fields"]:
-            tile = FieldTile(text=f"[b]{field['number']}[/b]  {field['label']}", rgba=FIELD_RGBA[field["holds"]])
+            tile = FieldTile(text=f"[b]Field {field['number']}[/b]: {field['label']}", rgba=FIELD_RGBA[field["holds"]])
             tile.holds = field["holds"]
             self.field_tiles.append(tile)
             tiles.add_widget(tile)

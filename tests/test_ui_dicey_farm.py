@@ -256,6 +256,13 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
             open_page(ui, panel, "actions")
             shots.add("dice")
             ui.screenshot("dicey-farm-dice-in-hand")
+        if move.kind in ("convert", "cook") and "kitchen" not in shots:
+            open_page(ui, panel, "kitchen")
+            shots.add("kitchen")
+            ui.screenshot("dicey-farm-kitchen")
+        if move.kind == "keep" and "recruit" not in shots:
+            shots.add("recruit")
+            ui.screenshot("dicey-farm-recruit")
         tap_move(ui, panel, move, counts)
         assert not app.notice, app.notice
         assert app.session.history()[-1]["kind"] in ("move", "finished"), app.notice
@@ -276,7 +283,7 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
     assert counts["plant"] and counts["sell"] and counts["keep"] and counts["choices"]
     assert counts["merchant"] and counts["contract"] and counts["cook"] + counts["convert"]
     assert counts["end round early"] and counts["no die chosen"] and counts["third plow"] and counts["fishing twice"]
-    assert {"upkeep", "dice", "half-done", "market", "craftsmen"} <= shots
+    assert {"upkeep", "dice", "half-done", "market", "craftsmen", "kitchen", "recruit"} <= shots
     summary = app.screen("summary")
     score = state.scores()[state.players[0]]
     assert f"{score} points" in summary.ids.winner.text and summary.ids.chart.sources
@@ -309,4 +316,31 @@ def test_daily_mode_deals_the_days_dice_without_a_roll(ui):
         check_screen(panel, app.state)
     tap_move(ui, panel, Move.make("end_round"), Counter())
     assert app.state.round == 2 and app.state.stage == "act"       # the next day's dice came by themselves
+    check_screen(panel, app.state)
+
+
+def test_two_farmers_see_each_others_farm_and_only_the_acting_one_plays(ui):
+    app = ui.launch(camera="sim", seed=GAME_SEED)
+    assert app.start_game("dicey-farm", ["Ann", "Bob"], {})
+    panel = app.screen("play").board
+    enter_dice(ui, app, [2, 5])
+    assert [plain(b) for b in panel.farmer_buttons] == ["Ann", "Bob"] and panel.seat == 0
+    assert "Ann acts" in panel.status_text
+    check_screen(panel, app.state)
+    ui.tap(panel.farmer_buttons[1])                                 # Bob's farm, while Ann acts
+    assert panel.seat == 1 and panel.farmer_buttons[1].state == "down"
+    check_screen(panel, app.state)
+    line = assert_refused(ui, app, lambda: ui.tap(panel.die_buttons[0]))
+    assert "Bob's farm is shown" in line and "Ann" in line
+    ui.screenshot("dicey-farm-table")
+    ui.tap(panel.farmer_buttons[0])
+    for move in (Move.make("fishing", die=2), Move.make("merchant", die=5, merchant="merchant"),
+                 Move.make("end_round")):
+        tap_move(ui, panel, move, Counter())
+        assert not app.notice, app.notice
+        check_screen(panel, app.state)
+    assert app.state.current_player == "Bob" and panel.seat == 1 and "Bob acts" in panel.status_text
+    assert [d.face for d in panel.die_buttons] == [2, 5]            # the same roll, Bob's own farm
+    ui.tap(panel.farmer_buttons[0])
+    assert panel.view["farms"][0]["finished"]
     check_screen(panel, app.state)

@@ -60,12 +60,12 @@ def wrapped_button(text: str, rgba=IDLE_RGBA, min_height: float = 52, **kwargs) 
     return button
 
 
-def text_label(text: str, **kwargs) -> Label:
-    """A left-aligned wrapping label whose height follows its text."""
+def text_label(text: str, pad: float = 6, **kwargs) -> Label:
+    """A left-aligned wrapping label whose height follows its text (and ``pad`` dp)."""
     kwargs.setdefault("font_size", "18sp")
     label = Label(text=text, markup=True, size_hint_y=None, halign="left", valign="middle", **kwargs)
     label.bind(width=lambda w, width: setattr(w, "text_size", (width, None)),
-               texture_size=lambda w, s: setattr(w, "height", s[1] + dp(6)))
+               texture_size=lambda w, s: setattr(w, "height", s[1] + dp(pad)))
     return label
 
 
@@ -156,7 +156,7 @@ class DiceyFarmPanel(BoardPanel):
         self.dice_due = state.dice_to_roll() is not None
         self._show_top(state, view, farm, in_hand)
         self._show_farmers(farms)
-        self.upkeep_text = self._upkeep_line(farm, view["stage"])
+        self.upkeep_text = self._upkeep_line(farm, view["stage"], len(farms) > 1)
         self.pages = {"farm": self._farm_page(farm, view), "actions": self._actions_page(state, farm),
                       "market": self._market_page(view), "craftsmen": self._craftsmen_page(farm),
                       "build": self._build_page(farm), "kitchen": self._kitchen_page(state, farm)}
@@ -186,6 +186,8 @@ class DiceyFarmPanel(BoardPanel):
             status = f"Round {view['round']} of {view['rounds']}"
             if len(view["farms"]) > 1:
                 status += f" · {view['player']} acts"
+            if not self.acts_here():
+                status += f" · {farm['player']}'s farm"
             status += f" · {farm['vp']} VP"
             if not in_hand:
                 status += " · every die used"
@@ -212,12 +214,13 @@ class DiceyFarmPanel(BoardPanel):
         box.width = dp(92) * len(farms)
 
     @staticmethod
-    def _upkeep_line(farm: dict, stage: str) -> str:
+    def _upkeep_line(farm: dict, stage: str, table: bool) -> str:
+        whose = f"{farm['player']}: " if table else ""
         if stage == "over":
-            return f"Begging counters: {farm['begging']}"
+            return f"Game over: {whose}{farm['vp']} VP, {farm['begging']} begging counters"
         upkeep = farm["upkeep"]
         colour = SHORT_RGB if upkeep["begging"] else ENOUGH_RGB
-        return f"[color={colour}]Upkeep this round: {upkeep['text']}[/color]"
+        return f"[color={colour}]Upkeep this round: {whose}{upkeep['text']}[/color]"
 
     def _place_page(self) -> None:
         area = self.ids.page_area
@@ -229,30 +232,40 @@ class DiceyFarmPanel(BoardPanel):
     # -- the pages ------------------------------------------------------------------------------
     def _farm_page(self, farm: dict, view: dict) -> BoxLayout:
         page = BoxLayout(spacing=dp(6))
-        tiles = GridLayout(cols=2, spacing=dp(4))
+        tiles = GridLayout(cols=2, spacing=dp(4), size_hint_y=None)
+        tiles.bind(minimum_height=tiles.setter("height"))
         self.field_tiles = []
         for field in farm["fields"]:
             tile = FieldTile(text=f"[b]Field {field['number']}[/b]: {field['label']}", rgba=FIELD_RGBA[field["holds"]])
             tile.holds = field["holds"]
             self.field_tiles.append(tile)
             tiles.add_widget(tile)
-        page.add_widget(scrolling(tiles))
         perishable = set(farm["perishable"])
         goods = ", ".join(f"{name} {count}" + (" (rots)" if name in perishable else "")
                           for name, count in farm["goods"].items()) or "none"
-        parts = {source: points for source, points in farm["breakdown"].items() if points}
-        score = ", ".join(f"{source} {points}" for source, points in parts.items())
-        lines = [f"[b]Food {farm['food']}[/b]", f"Goods: {goods}", f"Seeds: {listing(farm['seeds'])}",
-                 f"Animals: {listing(farm['animals'])}", f"Begging counters: {farm['begging']}"]
-        if view["stage"] == "over":
-            lines.insert(0, f"[b]Final score {farm['vp']} VP[/b]")
-            lines += [f"{sentence(source)}: {points}" for source, points in farm["breakdown"].items()]
+        holdings = [f"[b]Food {farm['food']}[/b]", f"Goods: {goods}", f"Seeds: {listing(farm['seeds'])}",
+                    f"Animals: {listing(farm['animals'])}", f"Begging counters: {farm['begging']}"]
+        column = GridLayout(cols=1, spacing=dp(2))
+        if view["stage"] == "over":          # the score by source first, the farm beside it
+            score = [f"[b]Final score {farm['vp']} VP[/b]"] + \
+                [f"{sentence(source)}: {points}" for source, points in farm["breakdown"].items()]
+            self.farm_lines = [text_label(line, pad=1) for line in score] + \
+                [text_label(line) for line in holdings]
+            scores = GridLayout(cols=1, spacing=0)
+            for label in self.farm_lines[:len(score)]:
+                scores.add_widget(label)
+            page.add_widget(scrolling(scores))
+            page.children[0].size_hint_x = 0.42
+            tiles.cols = 1
         else:
-            lines.append(f"Score so far: {farm['vp']} VP" + (f" ({score})" if score else ""))
-        column = BoxLayout(orientation="vertical", spacing=dp(2))
-        self.farm_lines = [text_label(line) for line in lines]
-        for label in self.farm_lines:
+            parts = ", ".join(f"{source} {points}" for source, points in farm["breakdown"].items() if points)
+            holdings.append(f"Score so far: {farm['vp']} VP" + (f" ({parts})" if parts else ""))
+            self.farm_lines = [text_label(line) for line in holdings]
+            page.add_widget(scrolling(tiles))
+        for label in self.farm_lines[-len(holdings):]:
             column.add_widget(label)
+        if view["stage"] == "over":
+            column.add_widget(tiles)
         page.add_widget(scrolling(column))
         return page
 
@@ -300,6 +313,8 @@ class DiceyFarmPanel(BoardPanel):
                 text, rgba = "Stop here", (0.45, 0.25, 0.2, 1)
             else:
                 text, rgba = sentence(state.describe(move)), READY_RGBA
+            if move.kind == "keep":                 # recruit's choice: what each craftsman does
+                text += "".join(f": {c['effect']}" for c in farm["row"] if c["id"] == move["craftsman"])
             button = wrapped_button(text, rgba)
             button.move = move
             button.bind(on_release=lambda b: self.play(b.move))

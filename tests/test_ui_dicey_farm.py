@@ -21,6 +21,7 @@ from collections import Counter
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Move
+from companion.games.dicey_farm import INGREDIENTS
 
 GAME_SEED = 7          # the craftsman deck and the merchants' slots
 TABLE_SEED = 6         # the dice rolled and the farmer's choices
@@ -28,7 +29,7 @@ MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 MACHINE_WORDS = ("_", "None", "[]", "{", "#", "end_round", "night_watchman", "bread_oven")
 DIE_PAGE = {"merchant": "market", "contract": "craftsmen", "build": "build"}
 STEPS = ("plant", "sell", "deliver", "bake", "keep", "stop")
-WEIGHTS = {"merchant": 4, "sow": 4, "ship": 3, "fishing": 5, "contract": 2, "build": 2, "plow": 2,
+WEIGHTS = {"merchant": 4, "sow": 4, "ship": 3, "fishing": 8, "contract": 2, "build": 2, "plow": 2,
            "tourism": 2, "recruit": 1, "bread_oven": 2, "slaughterhouse": 1, "elder": 1, "official": 1,
            "night_watchman": 1, "horse_ship": 1, "discard": 1}
 """How much the test's farmer likes each kind of move."""
@@ -92,8 +93,10 @@ def choose_move(state, rng: random.Random, counts: Counter) -> Move:
     two plows with a pair once (to try a third), food cooked before the round ends."""
     legal = state.legal_moves()
     farm = state.farm
-    if farm.pending:
-        steps = [m for m in legal if m.kind != "stop"]
+    hungry = farm.goods["food"] < state.board_view()["farms"][0]["upkeep"]["need"]
+    if farm.pending:                  # a hungry farmer keeps the ingredients for the kitchen
+        steps = [m for m in legal if m.kind != "stop" and not (
+            hungry and m.kind == "sell" and m["goods"] in INGREDIENTS)]
         return rng.choice(steps) if steps and rng.random() < 0.9 else \
             next((m for m in legal if m.kind == "stop"), legal[0])
     pairs = [face for face in set(farm.pool) if farm.pool.count(face) >= 2 and len(farm.pool) >= 3]
@@ -111,7 +114,7 @@ def choose_move(state, rng: random.Random, counts: Counter) -> Move:
         kind = rng.choices(kinds, [WEIGHTS[k] for k in kinds])[0]
         return rng.choice([m for m in dice_moves if m.kind == kind])
     kitchen = [m for m in legal if m.kind in ("cook", "convert")]
-    if kitchen and farm.goods["food"] < state.board_view()["farms"][0]["upkeep"]["need"]:
+    if kitchen and hungry:
         return ([m for m in kitchen if m.kind == "cook"] or kitchen)[0]
     return Move.make("end_round")
 

@@ -631,40 +631,52 @@ def play_free(farm: Farm, move: Move) -> None:
         farm.pending = ("ship", int(ACT["horse_ship"]))
 
 
+_MOVES: dict[tuple, Move] = {}
+
+
+def mv(kind: str, **params: Any) -> Move:
+    """``Move.make`` for hashable parameters, each move built once (the advice asks for many)."""
+    key = (kind, tuple(sorted(params.items())))
+    found = _MOVES.get(key)
+    if found is None:
+        found = _MOVES[key] = Move.make(kind, **params)
+    return found
+
+
 def die_moves(farm: Farm, turn: Turn, face: int) -> list[Move]:
     """Every die action a die of ``face`` may take now."""
-    candidates = [Move.make(k, die=face) for k in ("fishing", "plow", "sow", "ship", "recruit", "bread_oven", "official")]
-    candidates += [Move.make("merchant", die=face, merchant=m) for m in farm.merchants()]
-    candidates += [Move.make("contract", die=face, craftsman=c) for c in dict.fromkeys(farm.row)]
-    candidates += [Move.make("build", die=face, facility=f) for f in FACILITIES]
-    candidates += [Move.make("tourism", die=face, vp=k) for k in range(1, face + 1)]
-    candidates += [Move.make("slaughterhouse", die=face, animal=a) for a in ANIMALS]
-    candidates += [Move.make("elder", die=face, to=t) for t in (face - 1, face + 1) if 1 <= t <= 6]
-    candidates += [Move.make("night_watchman", die=face, to=t) for t in (2, 5)]
+    candidates = [mv(k, die=face) for k in ("fishing", "plow", "sow", "ship", "recruit", "bread_oven", "official")]
+    candidates += [mv("merchant", die=face, merchant=m) for m in farm.merchants()]
+    candidates += [mv("contract", die=face, craftsman=c) for c in dict.fromkeys(farm.row)]
+    candidates += [mv("build", die=face, facility=f) for f in FACILITIES]
+    candidates += [mv("tourism", die=face, vp=k) for k in range(1, face + 1)]
+    candidates += [mv("slaughterhouse", die=face, animal=a) for a in ANIMALS]
+    candidates += [mv("elder", die=face, to=t) for t in (face - 1, face + 1) if 1 <= t <= 6]
+    candidates += [mv("night_watchman", die=face, to=t) for t in (2, 5)]
     return [m for m in candidates if die_problem(farm, turn, m) is None]
 
 
 def step_moves(farm: Farm) -> list[Move]:
     kind = farm.pending[0]
     if kind == "sow":
-        candidates = [Move.make("plant", seed=s) for s in SEEDS]
+        candidates = [mv("plant", seed=s) for s in SEEDS]
     elif kind == "ship":
-        candidates = [Move.make("sell", goods=g) for g in PRICES]
+        candidates = [mv("sell", goods=g) for g in PRICES]
         for who in farm.contracted:
             for option in CRAFTSMAN[who].get("recipes", ()):
-                candidates.append(Move.make("deliver", craftsman=who, choice=option["choice"]))
+                candidates.append(mv("deliver", craftsman=who, choice=option["choice"]))
     elif kind == "bread_oven":
-        candidates = [Move.make("bake")]
+        candidates = [mv("bake")]
     else:
-        candidates = [Move.make("keep", craftsman=c) for c in farm.row]
-    candidates.append(Move.make("stop"))
+        candidates = [mv("keep", craftsman=c) for c in farm.row]
+    candidates.append(mv("stop"))
     return [m for m in candidates if step_problem(farm, m) is None]
 
 
 def free_moves(farm: Farm) -> list[Move]:
-    candidates = [Move.make("convert", goods=g) for g in INGREDIENTS]
-    candidates += [Move.make("cook", goods=[a, b]) for i, a in enumerate(INGREDIENTS) for b in INGREDIENTS[i + 1:]]
-    candidates.append(Move.make("horse_ship"))
+    candidates = [mv("convert", goods=g) for g in INGREDIENTS]
+    candidates += [mv("cook", goods=(a, b)) for i, a in enumerate(INGREDIENTS) for b in INGREDIENTS[i + 1:]]
+    candidates.append(mv("horse_ship"))
     return [m for m in candidates if free_problem(farm, m) is None]
 
 
@@ -674,10 +686,10 @@ def farm_moves(farm: Farm, turn: Turn) -> list[Move]:
         return step_moves(farm)
     moves = [m for face in sorted(set(farm.pool)) for m in die_moves(farm, turn, face)]
     if farm.pool and not moves:
-        moves = [Move.make("discard", die=face) for face in sorted(set(farm.pool))]
+        moves = [mv("discard", die=face) for face in sorted(set(farm.pool))]
     moves += free_moves(farm)
     if not farm.pool:
-        moves.append(Move.make("end_round"))
+        moves.append(mv("end_round"))
     return moves
 
 
@@ -1141,6 +1153,8 @@ def tables_from_json(data: Mapping, seeded: Tables) -> Tables:
                 raise UserError(f"slot orders of the {name_of(merchant)}: 8 rounds, each an order of 0-7")
             orders.append(tuple(rounds))
         orders = tuple(orders)
+    if deck == seeded.deck and orders == seeded.slot_orders:
+        return seeded
     return Tables(seeded.dice, deck, orders)
 
 
@@ -1194,8 +1208,9 @@ class DiceyFarm(Game):
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise UserError("seed must be a whole number")
         rules = self.rules_for(resolved, seed)
-        if "deck" in data or "slot_orders" in data:
-            rules = replace(rules, tables=tables_from_json(data, rules.tables))
+        tables = tables_from_json(data, rules.tables)
+        if tables is not rules.tables:
+            rules = replace(rules, tables=tables)
         stage = data["stage"]
         if stage not in ("roll", "act", "over"):
             raise UserError(f"unknown stage {stage!r}")

@@ -49,6 +49,10 @@ DIE_VALUE: tuple[float, ...] = tuple(ADVICE["die_value"])
 CRAFTSMAN_ROUND: dict[str, float] = dict(ADVICE["craftsman_round"])
 FACILITY_ROUND: dict[str, float] = dict(ADVICE["facility_round"])
 SMOKED = tuple(DATA["rounds"]["smoked"])
+CROP_SHARE = float(ADVICE["crop_share"])
+FIELD_VALUE = float(ADVICE["field_value"])
+COOK_FOOD = int(DATA["kitchen"]["cook_food"])
+CONVERT_FOOD = int(DATA["kitchen"]["convert_food"])
 
 _PLANS: dict[tuple, tuple[float, tuple[Move, ...]]] = {}
 """Best plan from a farm position: (farm key, round, seat count) -> (value, moves)."""
@@ -106,13 +110,16 @@ def future_value(farm: Farm, rounds_left: int) -> float:
     value += sum(crop_value(farm, s) for s in sown)
     if left >= 2:
         room = farm.empty_fields() + len(sown)
-        share = float(ADVICE["crop_share"]) * (left - 1)
-        lasting = sorted((crop_value(farm, s) for s in SEEDS[:2] for _ in range(min(12, farm.goods[s] + sown.count(s)))),
-                         reverse=True)[:room]
-        value += share * sum(lasting)
-        flowers = min(farm.goods["flower_seed"], (room - len(lasting)) * (left - 1))
-        value += float(ADVICE["crop_share"]) * flowers * crop_value(farm, "flower_seed")
-        value += float(ADVICE["field_value"]) * max(0, farm.empty_fields() - len(lasting) - flowers)
+        share = CROP_SHARE * (left - 1)
+        kinds = sorted(((crop_value(farm, s), farm.goods[s] + sown.count(s)) for s in SEEDS[:2]), reverse=True)
+        lasting = 0
+        for crop, count in kinds:
+            used = min(count, room - lasting)
+            value += share * used * crop
+            lasting += used
+        flowers = min(farm.goods["flower_seed"], (room - lasting) * (left - 1))
+        value += CROP_SHARE * flowers * crop_value(farm, "flower_seed")
+        value += FIELD_VALUE * max(0, farm.empty_fields() - lasting - flowers)
     for who in farm.contracted:
         value += left * CRAFTSMAN_ROUND.get(who, 0.0)
     for built in farm.facilities:
@@ -133,32 +140,48 @@ def feed(farm: Farm, need: int, moves: list[Move] | None = None) -> None:
     """Cook and convert until ``need`` food is met (or nothing is left to eat): perishables
     first, two different ones cooked together, wheat and butter last; the moves go to ``moves``."""
     goods = farm.goods
-    keep = SMOKED if "smokehouse" in farm.facilities else ()
-    fresh = [g for g in INGREDIENTS if g in PERISHABLE and g not in keep]
-    lasting = [g for g in INGREDIENTS if g not in fresh]
     short = need - goods["food"]
+    if short <= 0:
+        return
+    keep = SMOKED if "smokehouse" in farm.facilities else ()
+    fresh = [g for g in INGREDIENTS if g in PERISHABLE and g not in keep and goods[g] > 0]
+    lasting = [g for g in INGREDIENTS if g not in PERISHABLE or g in keep]
     while short > 0:
-        have = sorted((g for g in fresh if goods[g] > 0), key=lambda g: -goods[g])
-        stock = sorted((g for g in lasting if goods[g] > 0), key=lambda g: -goods[g])
+        have = _most(goods, fresh)
+        stock = _most(goods, lasting)
         if short >= 2 and len(have) >= 2:
-            pair = have[:2]
+            pair = have
         elif short >= 2 and have and stock:
             pair = [have[0], stock[0]]
         elif have:
-            pair = [have[0]]
+            pair = have[:1]
         elif short >= 2 and len(stock) >= 2:
-            pair = stock[:2]
+            pair = stock
         elif stock:
-            pair = [stock[0]]
+            pair = stock[:1]
         else:
             break
         for g in pair:
             goods[g] -= 1
-        gained = int(DATA["kitchen"]["cook_food"]) if len(pair) == 2 else int(DATA["kitchen"]["convert_food"])
+        gained = COOK_FOOD if len(pair) == 2 else CONVERT_FOOD
         goods["food"] += gained
         short -= gained
         if moves is not None:
             moves.append(mv("cook", goods=tuple(sorted(pair))) if len(pair) == 2 else mv("convert", goods=pair[0]))
+
+
+def _most(goods: dict[str, int], names: list[str]) -> list[str]:
+    """The (up to) two of ``names`` held most, most first (ties: the list's order)."""
+    first = second = None
+    for g in names:
+        n = goods[g]
+        if n <= 0:
+            continue
+        if first is None or n > goods[first]:
+            first, second = g, first
+        elif second is None or n > goods[second]:
+            second = g
+    return [g for g in (first, second) if g is not None]
 
 
 def settle(farm: Farm, turn: Turn, moves: list[Move] | None = None) -> float:
@@ -181,8 +204,17 @@ def mid_value(farm: Farm, turn: Turn, scratch: bool = False) -> float:
 # -- the round search ----------------------------------------------------------------------------------
 
 
-def complete(farm: Farm, turn: Turn, moves: list[Move]) -> None:
-    """Finish a half-done action by the best next step each time (stop included)."""
+def complete(farm: Farm, turn: Turn, moves: list[Move], memo: dict | None = None) -> Farm:
+    """Finish a half-done action by the best next step each time (stop included); returns the
+    farm (``memo``: completions already worked out, by farm)."""
+    if not farm.pending:
+        return farm
+    key = farm.key() if memo is not None else None
+    if key is not None and key in memo:
+        done, steps = memo[key]
+        moves.extend(steps)
+        return done.copy()
+    first = len(moves)
     while farm.pending:
         best, best_value = None, None
         for step in step_moves(farm):
@@ -193,6 +225,9 @@ def complete(farm: Farm, turn: Turn, moves: list[Move]) -> None:
                 best, best_value = step, value
         play_move(farm, turn, best)
         moves.append(best)
+    if key is not None:
+        memo[key] = (farm.copy(), moves[first:])
+    return farm
 
 
 def _pending_value(farm: Farm, turn: Turn) -> float:
@@ -205,6 +240,8 @@ def _pending_value(farm: Farm, turn: Turn) -> float:
 
 
 def candidates(farm: Farm, turn: Turn) -> list[Move]:
+    """The placements the search tries at a farm with nothing half done: every die action the
+    rules accept now, horse shipping, and (only at a dead end) leaving a die unused."""
     moves = [m for face in sorted(set(farm.pool)) for m in die_moves(farm, turn, face)]
     if farm.pool and not moves:
         moves = [mv("discard", die=face) for face in sorted(set(farm.pool))]
@@ -230,9 +267,9 @@ def plan_round(farm: Farm, turn: Turn, width: int | None = None) -> Plan:
 
 def search(farm: Farm, turn: Turn, width: int) -> tuple[Plan, dict[Move, Plan]]:
     """The beam search: the best plan, and the best plan found through each first move."""
-    start = farm.copy()
+    memo: dict = {}
     prefix: list[Move] = []
-    complete(start, turn, prefix)
+    start = complete(farm.copy(), turn, prefix, memo)
     beam = [(mid_value(start, turn), start, prefix)]
     seen = {start.key()}
     best: Plan | None = None
@@ -255,7 +292,7 @@ def search(farm: Farm, turn: Turn, width: int) -> tuple[Plan, dict[Move, Plan]]:
                 child = node.copy()
                 play_move(child, turn, move)
                 path = moves + [move]
-                complete(child, turn, path)
+                child = complete(child, turn, path, memo)
                 child_key = child.key()
                 if child_key in seen:
                     continue

@@ -89,3 +89,15 @@ def test_the_advice_plays_far_better_than_chance():
     advised = [final_score(seed, GAME.best_move) for seed in range(4)]
     random_play = [final_score(seed, lambda s: chance.choice(s.legal_moves())) for seed in range(4)]
     assert statistics.mean(advised) > 30 and statistics.mean(random_play) < 0
+
+
+def test_every_advised_move_of_a_whole_game_is_among_the_legal_moves():
+    state, roll = GAME.new_game(["Ann", "Bob"], seed=5), random.Random(5)
+    while not state.is_terminal():
+        if state.dice_to_roll() is not None:
+            state = state.apply_roll(state.random_roll(roll))
+            continue
+        chosen = GAME.best_move(state)
+        assert chosen in state.legal_moves()
+        state = state.apply(chosen)
+    assert len(set(state.scores().values())) == 1 and min(state.scores().values()) > 0

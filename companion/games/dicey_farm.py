@@ -59,7 +59,6 @@ INGREDIENTS: tuple[str, ...] = tuple(DATA["kitchen"]["ingredients"])
 PERISHABLE: tuple[str, ...] = tuple(DATA["rounds"]["perishable"])
 ACT = DATA["actions"]
 SCORING = DATA["scoring"]
-BREAKDOWN = ("tourism", "market", "craftsmen", "whisky", "jewels", "end-game craftsmen", "begging")
 
 DIE_ACTIONS = ("fishing", "plow", "sow", "merchant", "ship", "contract", "recruit", "build", "tourism",
                "bread_oven", "slaughterhouse", "elder", "official", "night_watchman")
@@ -199,9 +198,6 @@ class Farm:
             return self.fields.index(animal)
         return self.fields.index("empty") if "empty" in self.fields else None
 
-    def vp(self) -> int:
-        return self.tourism + self.market + self.crafts + self.whisky_vp
-
     def merchants(self) -> list[str]:
         return ["merchant"] + [m for m in MERCHANTS[1:] if m in self.contracted]
 
@@ -301,15 +297,11 @@ class Turn:
         return self.round == ROUNDS
 
 
-def refuse(rule: str, message: str) -> RuleError:
-    return RuleError(rule, message)
-
-
 def _check_die(farm: Farm, move: Move) -> int:
     face = move.get("die")
     if not isinstance(face, int) or isinstance(face, bool) or face not in farm.pool:
         dice = " ".join(map(str, sorted(farm.pool))) or "none"
-        raise refuse("dice in hand", f"no die showing {face} in hand (dice in hand: {dice})")
+        raise RuleError("dice in hand", f"no die showing {face} in hand (dice in hand: {dice})")
     return face
 
 
@@ -331,7 +323,7 @@ def _add_animals(farm: Farm, animal: str, count: int) -> None:
         return
     where = farm.field_for(animal)
     if where is None:
-        raise refuse("a field per species", f"no free field for the {name_of(animal)}: plow first")
+        raise RuleError("a field per species", f"no free field for the {name_of(animal)}: plow first")
     farm.fields[where] = animal
     farm.animals[animal] += count
 
@@ -422,11 +414,11 @@ def play_die(farm: Farm, turn: Turn, move: Move) -> None:
     """Play a die action on ``farm`` (a copy: on a RuleError the caller drops it)."""
     kind = move.kind
     if farm.pending:
-        raise refuse("one action at a time", f"finish the {ACTION_WORDS[farm.pending[0]]} first (or stop it)")
+        raise RuleError("one action at a time", f"finish the {ACTION_WORDS[farm.pending[0]]} first (or stop it)")
     _check_die(farm, move)
     problem = die_problem(farm, turn, move)
     if problem:
-        raise refuse(ACTION_WORDS[kind], problem)
+        raise RuleError(ACTION_WORDS[kind], problem)
     face = _take_die(farm, move, kind)
     if kind in ONCE_A_ROUND and kind not in farm.done:
         farm.done.append(kind)
@@ -551,7 +543,7 @@ def step_problem(farm: Farm, move: Move) -> str | None:
 def play_step(farm: Farm, turn: Turn, move: Move) -> None:
     problem = step_problem(farm, move)
     if problem:
-        raise refuse("half-done action", problem)
+        raise RuleError("half-done action", problem)
     kind, pending = move.kind, farm.pending
     if kind == "stop":
         if pending[0] == "bread_oven":
@@ -618,7 +610,7 @@ def free_problem(farm: Farm, move: Move) -> str | None:
 def play_free(farm: Farm, move: Move) -> None:
     problem = free_problem(farm, move)
     if problem:
-        raise refuse(ACTION_WORDS.get(move.kind, move.kind), problem)
+        raise RuleError(ACTION_WORDS.get(move.kind, move.kind), problem)
     if move.kind == "convert":
         farm.goods[move["goods"]] -= 1
         farm.goods["food"] += int(DATA["kitchen"]["convert_food"])
@@ -675,7 +667,7 @@ def step_moves(farm: Farm) -> list[Move]:
 
 def free_moves(farm: Farm) -> list[Move]:
     candidates = [mv("convert", goods=g) for g in INGREDIENTS]
-    candidates += [mv("cook", goods=(a, b)) for i, a in enumerate(INGREDIENTS) for b in INGREDIENTS[i + 1:]]
+    candidates += [mv("cook", goods=tuple(sorted((a, b)))) for i, a in enumerate(INGREDIENTS) for b in INGREDIENTS[i + 1:]]
     candidates.append(mv("horse_ship"))
     return [m for m in candidates if free_problem(farm, m) is None]
 
@@ -703,10 +695,10 @@ def play_move(farm: Farm, turn: Turn, move: Move) -> None:
         play_free(farm, move)
     elif move.kind == "discard":
         if farm.pending or any(die_moves(farm, turn, face) for face in farm.pool):
-            raise refuse("every die on an action", "a die can be left unused only when no action takes any die in hand")
+            raise RuleError("every die on an action", "a die can be left unused only when no action takes any die in hand")
         _take_die(farm, move, "discard")
     else:
-        raise refuse("moves", f"{move.kind!r} is not a Dicey Farm move")
+        raise RuleError("moves", f"{move.kind!r} is not a Dicey Farm move")
 
 
 # -- the state -----------------------------------------------------------------------------------

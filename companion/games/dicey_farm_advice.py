@@ -50,6 +50,10 @@ CRAFTSMAN_ROUND: dict[str, float] = dict(ADVICE["craftsman_round"])
 FACILITY_ROUND: dict[str, float] = dict(ADVICE["facility_round"])
 SMOKED = tuple(DATA["rounds"]["smoked"])
 CROP_SHARE = float(ADVICE["crop_share"])
+CROPS = {seed: (info["crop"], int(info["crops"])) for seed, info in DATA["harvest"].items()}
+PIG_VALUE = float(ADVICE["pig_value"])
+HORSE_ROUND = float(ADVICE["horse_round"])
+ROW_SHARE = float(ADVICE["row_share"])
 FIELD_VALUE = float(ADVICE["field_value"])
 COOK_FOOD = int(DATA["kitchen"]["cook_food"])
 CONVERT_FOOD = int(DATA["kitchen"]["convert_food"])
@@ -66,14 +70,15 @@ def forget() -> None:
 # -- the value of a farm ---------------------------------------------------------------------------
 
 
-def crop_value(farm: Farm, seed: str) -> float:
-    crop = DATA["harvest"][seed]
-    unit = UNIT[crop["crop"]]
-    if crop["crop"] == "flower" and farm.has("florist"):
+def crop_value(farm: Farm, seed: str, bonus: int | None = None) -> float:
+    """VP-like worth of one harvest of a field sown with ``seed`` (``bonus``: the compost's)."""
+    crop, crops = CROPS[seed]
+    unit = UNIT[crop]
+    if crop == "flower" and "florist" in farm.contracted:
         unit = 4.0
-    if crop["crop"] == "wheat" and (farm.has("baker") or farm.has("distiller")):
+    elif crop == "wheat" and ("baker" in farm.contracted or "distiller" in farm.contracted):
         unit = 1.0
-    return (int(crop["crops"]) + compost_bonus(farm)) * unit
+    return (crops + (compost_bonus(farm) if bonus is None else bonus)) * unit
 
 
 def compost_bonus(farm: Farm) -> int:
@@ -102,29 +107,31 @@ def future_value(farm: Farm, rounds_left: int) -> float:
     wool = (2.0 if farm.has("tailor") else UNIT["wool"])
     value += left * (farm.animals["chicken"] * UNIT["egg"] + farm.animals["cow"] * milk
                      + (farm.animals["sheep"] + (farm.animals["sheep"] // 2 if farm.has("shepherd") else 0)) * wool)
-    value += farm.animals["pig"] * (9.0 if farm.has("ham_maker") else float(ADVICE["pig_value"]))
+    value += farm.animals["pig"] * (9.0 if farm.has("ham_maker") else PIG_VALUE)
     if farm.animals["horse"]:
-        value += left * float(ADVICE["horse_round"])
+        value += left * HORSE_ROUND
     # crops: the sown fields' next harvest, then the seeds and free fields of later rounds
-    sown = [f for f in farm.fields if f in SEEDS]
-    value += sum(crop_value(farm, s) for s in sown)
+    bonus = compost_bonus(farm)
+    worth = {s: crop_value(farm, s, bonus) for s in SEEDS}
+    sown = [f for f in farm.fields if f in worth]
+    value += sum(worth[s] for s in sown)
     if left >= 2:
         room = farm.empty_fields() + len(sown)
         share = CROP_SHARE * (left - 1)
-        kinds = sorted(((crop_value(farm, s), farm.goods[s] + sown.count(s)) for s in SEEDS[:2]), reverse=True)
+        kinds = sorted(((worth[s], farm.goods[s] + sown.count(s)) for s in SEEDS[:2]), reverse=True)
         lasting = 0
         for crop, count in kinds:
             used = min(count, room - lasting)
             value += share * used * crop
             lasting += used
         flowers = min(farm.goods["flower_seed"], (room - lasting) * (left - 1))
-        value += CROP_SHARE * flowers * crop_value(farm, "flower_seed")
+        value += CROP_SHARE * flowers * worth["flower_seed"]
         value += FIELD_VALUE * max(0, farm.empty_fields() - lasting - flowers)
     for who in farm.contracted:
         value += left * CRAFTSMAN_ROUND.get(who, 0.0)
     for built in farm.facilities:
         value += left * FACILITY_ROUND.get(built, 0.0)
-    value += float(ADVICE["row_share"]) * left * sum(CRAFTSMAN_ROUND.get(c, 0.0) for c in farm.row)
+    value += ROW_SHARE * left * sum(CRAFTSMAN_ROUND.get(c, 0.0) for c in farm.row)
     # end-game craftsmen still to come true
     if farm.has("tour_guide") and farm.tally < 20 and farm.tally + 5 * left >= 20:
         value += float(ADVICE["tour_guide_hope"]) * 10
@@ -395,12 +402,13 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
             vp = sum(m["vp"] for m in placed if m.kind == "tourism")
             words.append(f"tourism for {vp} VP with the {dice}")
         elif kind == "merchant":
-            words.append(f"buy with the {dice}")
+            bought = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
+            words.append(f"buy {' and '.join(bought)} with the {dice}")
         else:
             words.append(f"{kind.replace('_', ' ')} with the {dice}")
     why = []
     if kinds.get("plow"):
-        wanted = [name_of(m_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
+        wanted = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
         animals = [w for w in wanted if w in [name_of(a) for a in ANIMALS + ("horse",)]]
         if animals or kinds.get("sow"):
             what = " and ".join(([f"the {a}" for a in animals]) + (["the seeds"] if kinds.get("sow") else []))
@@ -417,7 +425,7 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
     return text + (": " + "; ".join(why) if why else "")
 
 
-def m_item(farm: Farm, turn: Turn, move: Move) -> str:
+def _slot_item(farm: Farm, turn: Turn, move: Move) -> str:
     try:
         return turn.rules.slots(move.get("merchant", "merchant"), turn.round)[move["die"] - 1][0]
     except (IndexError, KeyError, TypeError):

@@ -59,7 +59,6 @@ INGREDIENTS: tuple[str, ...] = tuple(DATA["kitchen"]["ingredients"])
 PERISHABLE: tuple[str, ...] = tuple(DATA["rounds"]["perishable"])
 ACT = DATA["actions"]
 SCORING = DATA["scoring"]
-BREAKDOWN = ("tourism", "market", "craftsmen", "whisky", "jewels", "end-game craftsmen", "begging")
 
 DIE_ACTIONS = ("fishing", "plow", "sow", "merchant", "ship", "contract", "recruit", "build", "tourism",
                "bread_oven", "slaughterhouse", "elder", "official", "night_watchman")
@@ -199,9 +198,6 @@ class Farm:
             return self.fields.index(animal)
         return self.fields.index("empty") if "empty" in self.fields else None
 
-    def vp(self) -> int:
-        return self.tourism + self.market + self.crafts + self.whisky_vp
-
     def merchants(self) -> list[str]:
         return ["merchant"] + [m for m in MERCHANTS[1:] if m in self.contracted]
 
@@ -301,15 +297,11 @@ class Turn:
         return self.round == ROUNDS
 
 
-def refuse(rule: str, message: str) -> RuleError:
-    return RuleError(rule, message)
-
-
 def _check_die(farm: Farm, move: Move) -> int:
     face = move.get("die")
     if not isinstance(face, int) or isinstance(face, bool) or face not in farm.pool:
         dice = " ".join(map(str, sorted(farm.pool))) or "none"
-        raise refuse("dice in hand", f"no die showing {face} in hand (dice in hand: {dice})")
+        raise RuleError("dice in hand", f"no die showing {face} in hand (dice in hand: {dice})")
     return face
 
 
@@ -331,7 +323,7 @@ def _add_animals(farm: Farm, animal: str, count: int) -> None:
         return
     where = farm.field_for(animal)
     if where is None:
-        raise refuse("a field per species", f"no free field for the {name_of(animal)}: plow first")
+        raise RuleError("a field per species", f"no free field for the {name_of(animal)}: plow first")
     farm.fields[where] = animal
     farm.animals[animal] += count
 
@@ -422,11 +414,11 @@ def play_die(farm: Farm, turn: Turn, move: Move) -> None:
     """Play a die action on ``farm`` (a copy: on a RuleError the caller drops it)."""
     kind = move.kind
     if farm.pending:
-        raise refuse("one action at a time", f"finish the {ACTION_WORDS[farm.pending[0]]} first (or stop it)")
+        raise RuleError("one action at a time", f"finish the {ACTION_WORDS[farm.pending[0]]} first (or stop it)")
     _check_die(farm, move)
     problem = die_problem(farm, turn, move)
     if problem:
-        raise refuse(ACTION_WORDS[kind], problem)
+        raise RuleError(ACTION_WORDS[kind], problem)
     face = _take_die(farm, move, kind)
     if kind in ONCE_A_ROUND and kind not in farm.done:
         farm.done.append(kind)
@@ -551,7 +543,7 @@ def step_problem(farm: Farm, move: Move) -> str | None:
 def play_step(farm: Farm, turn: Turn, move: Move) -> None:
     problem = step_problem(farm, move)
     if problem:
-        raise refuse("half-done action", problem)
+        raise RuleError("half-done action", problem)
     kind, pending = move.kind, farm.pending
     if kind == "stop":
         if pending[0] == "bread_oven":
@@ -618,7 +610,7 @@ def free_problem(farm: Farm, move: Move) -> str | None:
 def play_free(farm: Farm, move: Move) -> None:
     problem = free_problem(farm, move)
     if problem:
-        raise refuse(ACTION_WORDS.get(move.kind, move.kind), problem)
+        raise RuleError(ACTION_WORDS.get(move.kind, move.kind), problem)
     if move.kind == "convert":
         farm.goods[move["goods"]] -= 1
         farm.goods["food"] += int(DATA["kitchen"]["convert_food"])
@@ -631,40 +623,52 @@ def play_free(farm: Farm, move: Move) -> None:
         farm.pending = ("ship", int(ACT["horse_ship"]))
 
 
+_MOVES: dict[tuple, Move] = {}
+
+
+def mv(kind: str, **params: Any) -> Move:
+    """``Move.make`` for hashable parameters, each move built once (the advice asks for many)."""
+    key = (kind, tuple(sorted(params.items())))
+    found = _MOVES.get(key)
+    if found is None:
+        found = _MOVES[key] = Move.make(kind, **params)
+    return found
+
+
 def die_moves(farm: Farm, turn: Turn, face: int) -> list[Move]:
     """Every die action a die of ``face`` may take now."""
-    candidates = [Move.make(k, die=face) for k in ("fishing", "plow", "sow", "ship", "recruit", "bread_oven", "official")]
-    candidates += [Move.make("merchant", die=face, merchant=m) for m in farm.merchants()]
-    candidates += [Move.make("contract", die=face, craftsman=c) for c in dict.fromkeys(farm.row)]
-    candidates += [Move.make("build", die=face, facility=f) for f in FACILITIES]
-    candidates += [Move.make("tourism", die=face, vp=k) for k in range(1, face + 1)]
-    candidates += [Move.make("slaughterhouse", die=face, animal=a) for a in ANIMALS]
-    candidates += [Move.make("elder", die=face, to=t) for t in (face - 1, face + 1) if 1 <= t <= 6]
-    candidates += [Move.make("night_watchman", die=face, to=t) for t in (2, 5)]
+    candidates = [mv(k, die=face) for k in ("fishing", "plow", "sow", "ship", "recruit", "bread_oven", "official")]
+    candidates += [mv("merchant", die=face, merchant=m) for m in farm.merchants()]
+    candidates += [mv("contract", die=face, craftsman=c) for c in dict.fromkeys(farm.row)]
+    candidates += [mv("build", die=face, facility=f) for f in FACILITIES]
+    candidates += [mv("tourism", die=face, vp=k) for k in range(1, face + 1)]
+    candidates += [mv("slaughterhouse", die=face, animal=a) for a in ANIMALS]
+    candidates += [mv("elder", die=face, to=t) for t in (face - 1, face + 1) if 1 <= t <= 6]
+    candidates += [mv("night_watchman", die=face, to=t) for t in (2, 5)]
     return [m for m in candidates if die_problem(farm, turn, m) is None]
 
 
 def step_moves(farm: Farm) -> list[Move]:
     kind = farm.pending[0]
     if kind == "sow":
-        candidates = [Move.make("plant", seed=s) for s in SEEDS]
+        candidates = [mv("plant", seed=s) for s in SEEDS]
     elif kind == "ship":
-        candidates = [Move.make("sell", goods=g) for g in PRICES]
+        candidates = [mv("sell", goods=g) for g in PRICES]
         for who in farm.contracted:
             for option in CRAFTSMAN[who].get("recipes", ()):
-                candidates.append(Move.make("deliver", craftsman=who, choice=option["choice"]))
+                candidates.append(mv("deliver", craftsman=who, choice=option["choice"]))
     elif kind == "bread_oven":
-        candidates = [Move.make("bake")]
+        candidates = [mv("bake")]
     else:
-        candidates = [Move.make("keep", craftsman=c) for c in farm.row]
-    candidates.append(Move.make("stop"))
+        candidates = [mv("keep", craftsman=c) for c in farm.row]
+    candidates.append(mv("stop"))
     return [m for m in candidates if step_problem(farm, m) is None]
 
 
 def free_moves(farm: Farm) -> list[Move]:
-    candidates = [Move.make("convert", goods=g) for g in INGREDIENTS]
-    candidates += [Move.make("cook", goods=[a, b]) for i, a in enumerate(INGREDIENTS) for b in INGREDIENTS[i + 1:]]
-    candidates.append(Move.make("horse_ship"))
+    candidates = [mv("convert", goods=g) for g in INGREDIENTS]
+    candidates += [mv("cook", goods=tuple(sorted((a, b)))) for i, a in enumerate(INGREDIENTS) for b in INGREDIENTS[i + 1:]]
+    candidates.append(mv("horse_ship"))
     return [m for m in candidates if free_problem(farm, m) is None]
 
 
@@ -674,10 +678,10 @@ def farm_moves(farm: Farm, turn: Turn) -> list[Move]:
         return step_moves(farm)
     moves = [m for face in sorted(set(farm.pool)) for m in die_moves(farm, turn, face)]
     if farm.pool and not moves:
-        moves = [Move.make("discard", die=face) for face in sorted(set(farm.pool))]
+        moves = [mv("discard", die=face) for face in sorted(set(farm.pool))]
     moves += free_moves(farm)
     if not farm.pool:
-        moves.append(Move.make("end_round"))
+        moves.append(mv("end_round"))
     return moves
 
 
@@ -691,10 +695,10 @@ def play_move(farm: Farm, turn: Turn, move: Move) -> None:
         play_free(farm, move)
     elif move.kind == "discard":
         if farm.pending or any(die_moves(farm, turn, face) for face in farm.pool):
-            raise refuse("every die on an action", "a die can be left unused only when no action takes any die in hand")
+            raise RuleError("every die on an action", "a die can be left unused only when no action takes any die in hand")
         _take_die(farm, move, "discard")
     else:
-        raise refuse("moves", f"{move.kind!r} is not a Dicey Farm move")
+        raise RuleError("moves", f"{move.kind!r} is not a Dicey Farm move")
 
 
 # -- the state -----------------------------------------------------------------------------------
@@ -1141,6 +1145,8 @@ def tables_from_json(data: Mapping, seeded: Tables) -> Tables:
                 raise UserError(f"slot orders of the {name_of(merchant)}: 8 rounds, each an order of 0-7")
             orders.append(tuple(rounds))
         orders = tuple(orders)
+    if deck == seeded.deck and orders == seeded.slot_orders:
+        return seeded
     return Tables(seeded.dice, deck, orders)
 
 
@@ -1194,8 +1200,9 @@ class DiceyFarm(Game):
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise UserError("seed must be a whole number")
         rules = self.rules_for(resolved, seed)
-        if "deck" in data or "slot_orders" in data:
-            rules = replace(rules, tables=tables_from_json(data, rules.tables))
+        tables = tables_from_json(data, rules.tables)
+        if tables is not rules.tables:
+            rules = replace(rules, tables=tables)
         stage = data["stage"]
         if stage not in ("roll", "act", "over"):
             raise UserError(f"unknown stage {stage!r}")

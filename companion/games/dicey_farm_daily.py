@@ -103,6 +103,7 @@ class Tables:
     dice: tuple[int, ...] | None
     deck: tuple[int, ...]                       # craftsman indexes, top first
     slot_orders: tuple[tuple[tuple[int, ...], ...], ...]   # [merchant][round-1] -> order of goods indexes
+    merchant_table: tuple[tuple[int, ...], ...] | None = None   # Daily Mode's M: [merchant][round-1] -> P index
 
     def slot_order(self, merchant: int, round_number: int) -> tuple[int, ...]:
         return self.slot_orders[merchant][round_number - 1]
@@ -117,7 +118,7 @@ def daily_tables(day: datetime.date, craftsmen: int, rounds: int) -> Tables:
     perms = [tuple(mt.shuffled(list(range(SLOT_RANGE)))) for _ in range(SHUFFLES)]
     merchant_table = [mt.shuffled(list(range(SLOT_RANGE))) for _ in range(MERCHANTS)]
     orders = tuple(tuple(perms[merchant_table[v][r]] for r in range(rounds)) for v in range(MERCHANTS))
-    return Tables(dice, deck, orders)
+    return Tables(dice, deck, orders, tuple(tuple(row) for row in merchant_table))
 
 
 @cache

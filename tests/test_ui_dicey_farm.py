@@ -21,18 +21,14 @@ from collections import Counter
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Move
-from companion.games.dicey_farm import INGREDIENTS
 
 GAME_SEED = 7          # the craftsman deck and the merchants' slots
-TABLE_SEED = 6         # the dice rolled and the farmer's choices
+DICE_SEED = 14         # the dice rolled
+FARMER_SEED = 1        # the test's own choices (which craftsmen recruit keeps)
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 MACHINE_WORDS = ("_", "None", "[]", "{", "#", "end_round", "night_watchman", "bread_oven")
 DIE_PAGE = {"merchant": "market", "contract": "craftsmen", "build": "build"}
 STEPS = ("plant", "sell", "deliver", "bake", "keep", "stop")
-WEIGHTS = {"merchant": 4, "sow": 4, "ship": 3, "fishing": 8, "contract": 2, "build": 2, "plow": 2,
-           "tourism": 2, "recruit": 1, "bread_oven": 2, "slaughterhouse": 1, "elder": 1, "official": 1,
-           "night_watchman": 1, "horse_ship": 1, "discard": 1}
-"""How much the test's farmer likes each kind of move."""
 
 
 def shown_labels(root) -> list:
@@ -89,34 +85,22 @@ def check_screen(panel, state) -> None:
 
 
 def choose_move(state, rng: random.Random, counts: Counter) -> Move:
-    """The test's farmer: a weighted random die action, every step of a half-done one it can,
-    two plows with a pair once (to try a third), food cooked before the round ends."""
+    """The test's farmer: the game's own advice, except that it plows twice with a pair once (to
+    try a third plow), contracts a craftsman as soon as it can and recruits from round 3, once each."""
     legal = state.legal_moves()
     farm = state.farm
-    hungry = farm.goods["food"] < state.board_view()["farms"][0]["upkeep"]["need"]
-    if farm.pending:                  # a hungry farmer keeps the ingredients for the kitchen
-        steps = [m for m in legal if m.kind != "stop" and not (
-            hungry and m.kind == "sell" and m["goods"] in INGREDIENTS)]
-        return rng.choice(steps) if steps and rng.random() < 0.9 else \
-            next((m for m in legal if m.kind == "stop"), legal[0])
-    pairs = [face for face in set(farm.pool) if farm.pool.count(face) >= 2 and len(farm.pool) >= 3]
-    plows = [m for m in legal if m.kind == "plow" and (m["die"] in pairs or m["die"] == farm.plow_face)]
-    if not counts["third plow"] and plows and (farm.plow_uses == 1 or pairs):
-        return plows[0]
-    contracts = sorted((m for m in legal if m.kind == "contract"), key=lambda m: m["die"])
-    if not counts["contract"] and contracts:
-        return contracts[0]
-    dice_moves = [m for m in legal if m.kind in WEIGHTS]
-    if not counts["recruit"] and state.round >= 3:
-        dice_moves = [m for m in dice_moves if m.kind == "recruit"] or dice_moves
-    if dice_moves:
-        kinds = sorted({m.kind for m in dice_moves})
-        kind = rng.choices(kinds, [WEIGHTS[k] for k in kinds])[0]
-        return rng.choice([m for m in dice_moves if m.kind == kind])
-    kitchen = [m for m in legal if m.kind in ("cook", "convert")]
-    if kitchen and hungry:
-        return ([m for m in kitchen if m.kind == "cook"] or kitchen)[0]
-    return Move.make("end_round")
+    if not farm.pending:
+        pairs = [face for face in set(farm.pool) if farm.pool.count(face) >= 2 and len(farm.pool) >= 3]
+        plows = [m for m in legal if m.kind == "plow" and (m["die"] in pairs or m["die"] == farm.plow_face)]
+        if not counts["third plow"] and plows and (farm.plow_uses == 1 or pairs):
+            return plows[0]
+        contracts = sorted((m for m in legal if m.kind == "contract"), key=lambda m: m["die"])
+        if not counts["contract"] and contracts:
+            return contracts[0]
+        recruits = [m for m in legal if m.kind == "recruit"]
+        if not counts["recruit"] and recruits and state.round >= 3:
+            return rng.choice(recruits)
+    return state.game.best_move(state)
 
 
 def tap_die(ui: UiDriver, panel, face: int) -> None:
@@ -218,7 +202,7 @@ def try_illegal_taps(ui: UiDriver, app, panel, counts: Counter) -> None:
 def test_a_whole_solo_dicey_farm_game_by_touch(ui):
     started = time.monotonic()
     app = ui.launch(camera="sim", seed=GAME_SEED)
-    table = random.Random(TABLE_SEED)
+    dice, farmer = random.Random(DICE_SEED), random.Random(FARMER_SEED)
     start = app.screen("start")
     ui.choose(start.ids.game_choice, "Dicey Farm")
     while start.player_count > 1:
@@ -238,7 +222,7 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
         if request is not None:
             assert panel.camera_slot.width > 100 and play.ids.view.get_root_window() is not None
             assert request.colours == (None,) * request.count
-            enter_dice(ui, app, [table.randint(1, 6) for _ in range(request.count)],
+            enter_dice(ui, app, [dice.randint(1, 6) for _ in range(request.count)],
                        shot="dicey-farm-round-start" if state.round == 1 else None)
             assert app.session.history()[-1]["kind"] == "roll", app.notice
             assert [d.face for d in panel.die_buttons] == sorted(app.state.dice)
@@ -246,7 +230,16 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
             counts["rolls"] += 1
             continue
         try_illegal_taps(ui, app, panel, counts)
-        move = choose_move(app.state, table, counts)
+        move = choose_move(app.state, farmer, counts)
+        if state.round == 2 and not counts["advice"]:          # the advice's popup names the move chosen
+            ui.tap(panel.ids.advice_button)
+            texts = [plain(b) for b in panel.advice_popup.content.children[::-1]]
+            best = state.game.advise(state)[0]
+            assert texts[0].startswith(best.text[:1].upper() + best.text[1:]) and best.reason in texts[0]
+            ui.screenshot("dicey-farm-advice")
+            ui.tap(ui.button("Back", root=panel.advice_popup))
+            assert app.state is state
+            counts["advice"] += 1
         if move.kind == "end_round" and app.state.farm.goods["food"] < app.state.board_view()["farms"][0][
                 "upkeep"]["need"] and "upkeep" not in shots:
             open_page(ui, panel, "farm")

@@ -18,6 +18,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.popup import Popup
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.togglebutton import ToggleButton
 
@@ -98,6 +99,7 @@ class DiceyFarmPanel(BoardPanel):
     page = StringProperty("farm")
     chosen_face = NumericProperty(0)
     dice_due = BooleanProperty(False)
+    acting = BooleanProperty(False)     # the farm shown acts now: the advice is offered
 
     def __init__(self, **kwargs):
         self.page_buttons: dict[str, ToggleButton] = {}    # filled by on_kv_post, within __init__
@@ -154,6 +156,7 @@ class DiceyFarmPanel(BoardPanel):
         if view["stage"] == "over":
             self.page = "farm"
         self.dice_due = state.dice_to_roll() is not None
+        self.acting = view["stage"] == "act" and self.acts_here()
         self._show_top(state, view, farm, in_hand)
         self._show_farmers(farms)
         self.upkeep_text = self._upkeep_line(farm, view["stage"], len(farms) > 1)
@@ -498,6 +501,29 @@ class DiceyFarmPanel(BoardPanel):
     def build_tapped(self, facility: str) -> None:
         if self._may_act() and self._need_die():
             self.play(Move.make("build", die=self.chosen_face, facility=facility))
+
+    def best_moves(self) -> None:
+        """The advice's three best moves in a popup, each with its plan; a tap plays one."""
+        suggestions = self.state.game.advise(self.state)[:3] if self._may_act() else []
+        if not suggestions:
+            return
+        content = BoxLayout(orientation="vertical", spacing=dp(6))
+        popup = Popup(title="Advice: the best moves now", title_size="20sp", content=content,
+                      size_hint=(0.96, 0.94), _anim_duration=0)
+        for suggestion in suggestions:
+            expected = suggestion.advice.get("expected_vp")
+            figure = f"  ({expected:.0f} VP expected)" if isinstance(expected, float) else ""
+            button = Button(text=f"[b]{sentence(suggestion.text)}[/b]{figure}\nPlan: {suggestion.reason}",
+                            markup=True, font_size="18sp", halign="left", valign="middle")
+            button.bind(size=lambda b, size: setattr(b, "text_size", (size[0] - dp(16), size[1])))
+            button.move = suggestion.move
+            button.bind(on_release=lambda b: (popup.dismiss(), self.play(b.move)))
+            content.add_widget(button)
+        back = Button(text="Back", size_hint_y=None, height=dp(52), font_size="19sp")
+        back.bind(on_release=popup.dismiss)
+        content.add_widget(back)
+        self.advice_popup = popup
+        popup.open()
 
 
 PANEL_CLASS = DiceyFarmPanel

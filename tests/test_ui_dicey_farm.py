@@ -21,6 +21,7 @@ from collections import Counter
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Move
+from ui.dicey_farm_panel import PAGES
 
 GAME_SEED = 7          # the craftsman deck and the merchants' slots
 DICE_SEED = 14         # the dice rolled
@@ -43,7 +44,8 @@ def plain(widget) -> str:
 
 
 def check_screen(panel, state) -> None:
-    """The panel shows what the state's views say, in player words at 18 px or more."""
+    """The panel shows what the state's views say, on its top row and on the page open, in
+    player words at 18 px or more."""
     view = state.board_view()
     farm = view["farms"][panel.seat]
     in_hand = [d["face"] for d in farm["dice"] if not d["used"]]
@@ -56,32 +58,50 @@ def check_screen(panel, state) -> None:
     else:
         assert f"Round {view['round']} of 8" in panel.status_text and f"{farm['vp']} VP" in panel.status_text
         assert farm["upkeep"]["text"] in plain(panel.ids.upkeep)
-    assert [t.holds for t in panel.field_tiles] == [f["holds"] for f in farm["fields"]]
-    assert all(f["label"] in plain(t) for t, f in zip(panel.field_tiles, farm["fields"]))
-    lines = " ".join(plain(label) for label in panel.farm_lines)
-    assert f"Food {farm['food']}" in lines and f"Begging counters: {farm['begging']}" in lines
-    assert all(f"{name} {count}" in lines for name, count in {**farm["goods"], **farm["animals"]}.items())
-    for merchant in view["merchants"]:
-        for slot in merchant["slots"]:
-            assert plain(panel.slot_buttons[(merchant["id"], slot["face"])]) == f"{slot['face']}: {slot['goods']}"
-    assert list(panel.hire_buttons) == [c["id"] for c in farm["row"]]
-    assert all(c["name"] in plain(b).lower() and c["effect"] in plain(b)
-               for c, b in zip(farm["row"], panel.hire_buttons.values()))
-    assert [plain(label) for label in panel.contracted_labels] == \
-        [f"{c['name'][:1].upper()}{c['name'][1:]}: {c['effect']}" for c in farm["contracted"]]
-    assert list(panel.build_buttons) == [f["id"] for f in farm["to_build"]]
-    assert len(panel.built_labels) == len(farm["facilities"])
     legal = state.legal_moves() if panel.acts_here() else []
-    if farm["half_done"] and panel.acts_here():
+    page = panel.page
+    assert panel.pages[page].get_root_window() is not None
+    if page == "farm":
+        assert [t.holds for t in panel.field_tiles] == [f["holds"] for f in farm["fields"]]
+        assert all(f["label"] in plain(t) for t, f in zip(panel.field_tiles, farm["fields"]))
+        lines = " ".join(plain(label) for label in panel.farm_lines)
+        assert f"Food {farm['food']}" in lines and f"Begging counters: {farm['begging']}" in lines
+        assert all(f"{name} {count}" in lines for name, count in {**farm["goods"], **farm["animals"]}.items())
+    elif page == "market":
+        assert len(panel.slot_buttons) == 6 * len(view["merchants"])
+        for merchant in view["merchants"]:
+            for slot in merchant["slots"]:
+                button = panel.slot_buttons[(merchant["id"], slot["face"])]
+                assert plain(button) == f"{slot['face']}: {slot['goods']}"
+    elif page == "craftsmen":
+        assert list(panel.hire_buttons) == [c["id"] for c in farm["row"]]
+        assert all(c["name"] in plain(b).lower() and c["effect"] in plain(b)
+                   for c, b in zip(farm["row"], panel.hire_buttons.values()))
+        assert [plain(label) for label in panel.contracted_labels] == \
+            [f"{c['name'][:1].upper()}{c['name'][1:]}: {c['effect']}" for c in farm["contracted"]]
+    elif page == "build":
+        assert list(panel.build_buttons) == [f["id"] for f in farm["to_build"]]
+        assert [plain(label).split(":")[0].lower() for label in panel.built_labels] == \
+            [f["name"] for f in farm["facilities"]]
+    elif page == "kitchen":
+        assert Counter(b.move for b in panel.kitchen_buttons) == \
+            Counter(m for m in legal if m.kind in ("convert", "cook"))
+    elif farm["half_done"] and panel.acts_here():
         assert farm["half_done"] in plain(panel.half_done_label).lower()
         assert Counter(b.move for b in panel.step_buttons) == Counter(legal)
     elif panel.choosing is None and view["stage"] == "act":
         used = [f"{d['face']} {d['action']}" for d in farm["dice"] if d["used"]]
         assert all(u in plain(panel.used_label) for u in used)
-    assert Counter(b.move for b in panel.kitchen_buttons) == Counter(m for m in legal if m.kind in ("convert", "cook"))
     for label in shown_labels(panel):
         assert label.font_size >= 18, (label.text, label.font_size)
         assert not any(word in plain(label) for word in MACHINE_WORDS), label.text
+
+
+def check_every_page(ui: UiDriver, panel, state) -> None:
+    """Each page opened by touch shows what the state says."""
+    for page, _title in PAGES:
+        open_page(ui, panel, page)
+        check_screen(panel, state)
 
 
 def choose_move(state, rng: random.Random, counts: Counter) -> Move:
@@ -227,6 +247,7 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
             assert app.session.history()[-1]["kind"] == "roll", app.notice
             assert [d.face for d in panel.die_buttons] == sorted(app.state.dice)
             assert panel.camera_slot.width == 0
+            check_every_page(ui, panel, app.state)
             counts["rolls"] += 1
             continue
         try_illegal_taps(ui, app, panel, counts)
@@ -287,7 +308,8 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
     ui.tap(ui.button("History"))                                  # back to the table: the final farm
     ui.tap(ui.button("Play"))
     assert app.root.current == "play"
-    check_screen(panel, state)
+    check_every_page(ui, panel, state)
+    open_page(ui, panel, "farm")
     lines = [plain(label) for label in panel.farm_lines]
     assert f"Final score {score} VP" in lines
     for source, points in state.score_breakdown()[state.players[0]].items():

@@ -110,6 +110,7 @@ class DiceyFarmPanel(BoardPanel):
         self.acting_seat = -1
         self.choosing: tuple | None = None   # (action words, moves) while an action's choice is asked
         self.pages: dict[str, object] = {}
+        self.builders: dict[str, object] = {}
         self.action_buttons: dict[str, Button] = {}
         self.slot_buttons: dict[tuple[str, int], Button] = {}
         self.hire_buttons: dict[str, Button] = {}
@@ -160,9 +161,10 @@ class DiceyFarmPanel(BoardPanel):
         self._show_top(state, view, farm, in_hand)
         self._show_farmers(farms)
         self.upkeep_text = self._upkeep_line(farm, view["stage"], len(farms) > 1)
-        self.pages = {"farm": self._farm_page(farm, view), "actions": self._actions_page(state, farm),
-                      "market": self._market_page(view), "craftsmen": self._craftsmen_page(farm),
-                      "build": self._build_page(farm), "kitchen": self._kitchen_page(state, farm)}
+        self.builders = {"farm": lambda: self._farm_page(farm, view), "actions": lambda: self._actions_page(state, farm),
+                         "market": lambda: self._market_page(view), "craftsmen": lambda: self._craftsmen_page(farm),
+                         "build": lambda: self._build_page(farm), "kitchen": lambda: self._kitchen_page(state, farm)}
+        self.pages = {}                 # built when shown: a page's widgets are costly to make
         self._place_page()
         slot = self.ids.camera_slot
         slot.opacity, slot.disabled = (1, False) if self.dice_due else (0, True)
@@ -220,7 +222,8 @@ class DiceyFarmPanel(BoardPanel):
     def _upkeep_line(farm: dict, stage: str, table: bool) -> str:
         whose = f"{farm['player']}: " if table else ""
         if stage == "over":
-            return f"Game over: {whose}{farm['vp']} VP, {farm['begging']} begging counters"
+            counters = "1 begging counter" if farm["begging"] == 1 else f"{farm['begging']} begging counters"
+            return f"Game over: {whose}{farm['vp']} VP, {counters}"
         upkeep = farm["upkeep"]
         colour = SHORT_RGB if upkeep["begging"] else ENOUGH_RGB
         return f"[color={colour}]Upkeep this round: {whose}{upkeep['text']}[/color]"
@@ -228,6 +231,8 @@ class DiceyFarmPanel(BoardPanel):
     def _place_page(self) -> None:
         area = self.ids.page_area
         area.clear_widgets()
+        if self.page not in self.pages:
+            self.pages[self.page] = self.builders[self.page]()
         area.add_widget(self.pages[self.page])
         for page, button in self.page_buttons.items():
             button.state = "down" if page == self.page else "normal"

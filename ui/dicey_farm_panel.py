@@ -11,7 +11,6 @@ per farmer shows any farm; only the acting farmer's farm takes taps.
 """
 from __future__ import annotations
 
-from kivy.app import App
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -135,6 +134,8 @@ class DiceyFarmPanel(BoardPanel):
 
     # -- showing a state --------------------------------------------------------------------
     def show(self, state) -> None:
+        if state is not self.state:
+            self.choosing = None        # a choice asked about another position is gone
         self.state = state
         self.view = view = state.board_view()
         farms = view["farms"]

@@ -187,7 +187,7 @@ class DiceyFarmPanel(BoardPanel):
         if view["stage"] == "over":
             status = f"Game over: {farm['vp']} VP"
         elif request is not None:
-            status = sentence(request.reason)
+            status = f"{sentence(request.reason)}, then Use dice"
         else:
             status = f"Round {view['round']} of {view['rounds']}"
             if len(view["farms"]) > 1:

@@ -49,6 +49,7 @@ def test_daily_mode_deals_the_dice_without_a_roll():
     state = GAME.new_game(["Ann"], {"daily": "2024-06-07"})
     assert state.dice_to_roll() is None and state.stage == "act"
     assert sorted(state.farm.pool) == [1, 6]
+    assert any("the day's dice are 6 1" in a.message for a in state.alerts())
     state = state.apply(Move.make("tourism", die=6, vp=6)).apply(Move.make("fishing", die=1))
     state = state.apply(Move.make("convert", goods="fish")).apply(Move.make("end_round"))
     assert state.round == 2 and state.dice_to_roll() is None and sorted(state.farm.pool) == [5, 6]

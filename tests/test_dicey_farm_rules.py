@@ -403,3 +403,103 @@ def test_random_legal_play_keeps_counts_and_dice_straight_and_ends_after_round_e
     assert state.is_terminal() and rounds_seen == set(range(1, 9))
     again = GAME.state_from_json(state.to_json())
     assert again.scores() == state.scores()
+
+
+# -- craftsmen and facilities: each effect as the digest gives it -------------------------------------
+
+
+def test_broker_contracts_for_one_food_again_and_again():
+    state = round_state([1, 5, 6], goods={"food": 3}, row=["broker", "porter", "fisherman"])
+    state = play(state, move("contract", die=1, craftsman="broker"))           # a 1: 1 food
+    state = play(state, move("contract", die=6, craftsman="porter"), move("contract", die=5, craftsman="fisherman"))
+    assert state.farm.goods["food"] == 3 - 1 - 1 - 1                            # the broker's price, 1 each
+    assert state.farm.contracted == ["broker", "porter", "fisherman"] and not state.farm.pool
+
+
+def test_recruit_keeps_the_chosen_in_order_and_fills_from_the_deck_on_the_right():
+    deck = deck_starting("fisherman", "porter", "broker", "carpenter", "beekeeper", "cowherd", "shepherd", "sower")
+    state = make_state([farm_json(dice_in_hand=[2, 1, 1], row=deck[:6], deck_next=6)], round_number=3,
+                       dice_rolled=(2, 1, 1), deck=deck)
+    state = play(state, move("recruit", die=2), move("keep", craftsman="cowherd"), move("keep", craftsman="porter"))
+    assert state.farm.row == ["porter", "cowherd", "shepherd", "sower", deck[8], deck[9]]
+    state = play(state, move("fishing", die=1), move("plow", die=1), move("end_round"))
+    assert state.farms[0].row[:2] == ["porter", "cowherd"]          # no trim after a recruit
+
+
+def test_passive_craftsmen_change_the_numbers():
+    farm = farm_json(dice_in_hand=[5, 3, 4], contracted=["fisherman", "porter", "cowherd"], animals={"cow": 1},
+                     fields=["cow"], goods={"food": 3, "wool": 9}, row=["broker"], deck_next=31)
+    state = make_state([farm], round_number=3, dice_rolled=(5, 3, 4))
+    state = state.apply(move("fishing", die=5))
+    assert state.farm.goods["fish"] == 4 + 3                          # a 5 fishes 4, the fisherman 3 more
+    state = state.apply(move("plow", die=3))
+    assert len(state.farm.fields) == 1 + 2                            # the cowherd with a cow: 2 fields
+    state = state.apply(move("ship", die=4))
+    assert state.farm.pending == ("ship", 4 + 2 + 3)                  # the porter: 3 more shipments
+
+
+def test_harvest_with_beekeeper_shepherd_compost_and_caretaker():
+    farm = farm_json(dice_in_hand=[], contracted=["beekeeper", "shepherd", "caretaker"], facilities=["compost_shed"],
+                     animals={"sheep": 5}, fields=["sheep", "wheat_seed", "flower_seed"], goods={"food": 9},
+                     row=["broker"], deck_next=31)
+    state = make_state([farm], round_number=2, dice_rolled=(1, 1), orders=slot_orders())
+    farm = state.apply(move("end_round")).farms[0]
+    # compost: 5 animals (4 or more) -> +2 crops a field
+    assert farm.goods["wheat"] == 3 + 2 and farm.goods["flower"] == 2 + 2
+    assert farm.goods["wheat_seed"] == 1 + 1 and farm.goods["flower_seed"] == 0 + 1      # the beekeeper's seed
+    assert farm.goods["wool"] == 5 + 5 // 2                                              # the shepherd
+    assert farm.goods["food"] == 2                                                       # 9-3 rotted; caretaker 2
+
+
+def test_dice_that_come_back_and_dice_that_change():
+    farm = farm_json(dice_in_hand=[6, 4, 3, 2], contracted=["elder", "official", "night_watchman"],
+                     facilities=["bread_oven", "slaughterhouse"], animals={"pig": 1}, fields=["pig"],
+                     goods={"food": 0, "wheat": 1}, row=["broker"], deck_next=31)
+    state = make_state([farm], round_number=6, dice_rolled=(6, 4, 3, 2))
+    state = state.apply(move("official", die=6))
+    assert sorted(state.farm.pool) == [1, 2, 3, 4]                                   # 6 -> 1
+    state = state.apply(move("night_watchman", die=1, to=5))
+    state = state.apply(move("elder", die=5, to=6))
+    assert sorted(state.farm.pool) == [2, 3, 4, 6]
+    state = play(state, move("bread_oven", die=4), move("bake"), move("stop"))
+    assert state.farm.goods["food"] == 2 and sorted(state.farm.pool) == [2, 3, 3, 6]   # 3 bakes unused: a 3
+    state = state.apply(move("slaughterhouse", die=6, animal="pig"))
+    assert state.farm.goods["meat"] == 6 and state.farm.fields == ["empty"] and sorted(state.farm.pool) == [2, 3, 3, 5]
+    for kind in ("official", "elder", "bread_oven", "slaughterhouse"):
+        assert kind not in {m.kind for m in state.legal_moves()}                       # once a round
+
+
+def test_stable_horses_and_horse_shipping():
+    farm = farm_json(dice_in_hand=[6, 2], goods={"food": 3, "wool": 3}, animals={"horse": 1},
+                     fields=["horse"], row=["broker"], deck_next=31)
+    state = make_state([farm], round_number=3, dice_rolled=(6, 2, 1))
+    state = state.apply(move("build", die=6, facility="stable"))
+    assert state.farm.animals["horse"] == 2 and state.farm.fields == ["empty"]
+    state = play(state, move("horse_ship"), move("sell", goods="wool"), move("sell", goods="wool"))
+    assert not state.farm.pending and state.farm.market == 2                            # 2 shipments, no die
+    assert "horse_ship" not in {m.kind for m in state.legal_moves()}
+    state = state.apply(move("ship", die=2))
+    assert state.farm.pending == ("ship", 2 + 2 + 2)                                    # +1 a horse
+
+
+def test_shipping_to_craftsmen_and_the_end_game():
+    farm = farm_json(dice_in_hand=[6, 6], contracted=["distiller", "chef", "butcher", "animal_scientist", "surveyor",
+                                                      "pastor", "accountant"],
+                     goods={"food": 0, "wheat": 4, "fish": 1, "vegetable": 1, "jewel": 2},
+                     animals={"chicken": 1, "sheep": 1, "pig": 1, "cow": 2},
+                     fields=["chicken", "sheep", "pig", "cow", "empty", "empty", "empty", "empty"],
+                     vp={"tourism": 10, "tourism_tally": 10}, begging=7, row=["broker"], deck_next=31)
+    state = make_state([farm], round_number=8, dice_rolled=(6, 6, 1, 1))
+    state = play(state, move("ship", die=6),
+                 move("deliver", craftsman="distiller", choice=""), move("deliver", craftsman="distiller", choice=""),
+                 move("deliver", craftsman="butcher", choice="cow"),
+                 move("deliver", craftsman="chef", choice=""), move("stop"))
+    assert state.farm.goods["whisky"] == 2 and state.farm.animals["cow"] == 1 and state.farm.crafts == 10
+    state = play(state, move("tourism", die=6, vp=6))
+    state = play(state, *[move("convert", goods="meat")] * 5, move("end_round"))
+    parts = state.score_breakdown()["Farmer 1"]
+    # whisky: 2 held at the end of round 8 -> 2.  Jewels 2 x 7 = 14.  Scientist: 1 full set -> 20.
+    # Surveyor: 8 fields -> 25.  Accountant: (16 tourism + 10 chef + 2 whisky + 14 jewels + 20 + 25) // 12 = 87 // 12 = 7.
+    # Begging: 7 + 0 (5 food from meat) = 7, the pastor cancels 5 -> 2 x -3.
+    assert parts == {"tourism": 16, "market": 0, "craftsmen": 10, "whisky": 2, "jewels": 14,
+                     "end-game craftsmen": 20 + 25 + 7, "begging": -6}

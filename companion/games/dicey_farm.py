@@ -831,6 +831,9 @@ class FarmState(GameState):
         alerts = []
         if self.round == ROUNDS:
             alerts.append(Alert("final_round", "round 8, the last: ship may be used again and again", "warning"))
+        if self.stage == "act" and self.rules.tables.dice is not None and not self.farm.used:
+            faces = " ".join(map(str, self.dice))
+            alerts.append(Alert("dice_dealt", f"Daily Mode, round {self.round}: the day's dice are {faces}", "info"))
         if self.stage == "act":
             farm, who = self.farm, (self.current_player,)
             need, food = upkeep_for(self.round), self.farm.goods["food"]

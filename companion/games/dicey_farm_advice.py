@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from companion.engine import Move, Suggestion
 from companion.games.dicey_farm import (
     ANIMALS,
+    CRAFTSMAN,
     DATA,
     INGREDIENTS,
     PERISHABLE,
@@ -404,6 +405,13 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
         elif kind == "merchant":
             bought = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
             words.append(f"buy {' and '.join(bought)} with the {dice}")
+        elif kind == "contract":
+            hired = [f"{name_of(m['craftsman'])} ({CRAFTSMAN[m['craftsman']]['effect']})"
+                     for m in placed if m.kind == "contract"]
+            words.append(f"contract the {' and the '.join(hired)} with the {dice}")
+        elif kind == "build":
+            built = [name_of(m["facility"]) for m in placed if m.kind == "build"]
+            words.append(f"build the {' and the '.join(built)} with the {dice}")
         else:
             words.append(f"{kind.replace('_', ' ')} with the {dice}")
     why = []

@@ -17,6 +17,7 @@ from kivy.uix.togglebutton import ToggleButton
 
 from ui.board_panels import panel_for
 from ui.game_panels import resources
+from ui.keypad import RollKeypad
 from ui.widgets import colour_rgba
 
 SEVERITY_RGBA = {"critical": (0.72, 0.05, 0.05, 1), "warning": (1.0, 0.72, 0.15, 1)}
@@ -47,9 +48,9 @@ def suggestion_text(suggestion) -> str:
     figures = "  ".join(f"{k.replace('_', ' ')} {format_figure(v)}" for k, v in suggestion.advice.items())
     lines = [f"[b]{suggestion.text}[/b]"]
     if figures:
-        lines.append(f"[size=15sp]{figures}[/size]")
+        lines.append(f"[size=18sp]{figures}[/size]")
     if suggestion.reason:
-        lines.append(f"[size=14sp][i]{suggestion.reason}[/i][/size]")
+        lines.append(f"[size=18sp][i]{suggestion.reason}[/i][/size]")
     return "\n".join(lines)
 
 
@@ -70,6 +71,8 @@ class PlayScreen(Screen):
     """The game's board panel (:mod:`ui.board_panels`) while its game is played, else None."""
     alert_popup = None
     """The alerts in full, while the player has them open."""
+    keypad = keypad_button = None
+    """The roll keypad (while open) and the button that opens it."""
 
     def on_kv_post(self, _base) -> None:
         # Strong references: ``ids`` holds weak ones, and these leave the tree while a board panel is shown.
@@ -190,7 +193,7 @@ class PlayScreen(Screen):
             parts = [f"{name.replace('_', ' ')} {value}" for name, value in counters.items()]
             mark = "> " if player == state.current_player else ""
             label = Label(text=f"[b]{mark}{player}[/b] {scores.get(player, 0)} pts  " + "  ".join(parts),
-                          markup=True, font_size="15sp", halign="left", valign="middle", shorten=True,
+                          markup=True, font_size="18sp", halign="left", valign="middle", shorten=True,
                           size_hint_y=None, height=dp(28))
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             box.add_widget(label)
@@ -281,6 +284,11 @@ class PlayScreen(Screen):
         add = Button(text="+", font_size="26sp", size_hint_x=None, width=dp(48))
         add.bind(on_release=lambda _b: self.edit_die(None))
         box.add_widget(add)
+        if not dice:
+            typed = Button(text="Type the roll", font_size="19sp", size_hint_x=None, width=dp(150))
+            typed.bind(on_release=lambda _b: self.open_keypad())
+            box.add_widget(typed)
+            self.keypad_button = typed
         for index, die in enumerate(dice):
             rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
             chip = Button(text=str(die.value) if die.certain else "?", font_size="24sp", bold=True,
@@ -288,6 +296,16 @@ class PlayScreen(Screen):
                           color=(0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1))
             chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
             box.add_widget(chip)
+
+    def open_keypad(self) -> None:
+        """A keypad to type the whole roll the game asks for, one tap per die."""
+        app = App.get_running_app()
+        request = app.state.dice_to_roll() if app.state else None
+        if request is None:
+            app.notice = "no dice to enter now: choose a move"
+            return
+        self.keypad = RollKeypad(request, colours=app.session.game.dice_colours)
+        self.keypad.open()
 
     # -- a move by hand ---------------------------------------------------------------
     def other_move(self) -> None:

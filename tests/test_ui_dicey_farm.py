@@ -1,14 +1,15 @@
 """A whole solo Dicey Farm game (8 rounds) played through the real app by touch, on its board panel.
 
 The test is the farmer: it rolls each round's dice with a seeded generator and enters them
-the way the app takes dice the camera did not read ("+", the value, "Use dice"; the request
-names no colours).  Then it plays every die by tapping it and an action on the panel (the
-Actions page, a merchant's slot, a craftsman for hire, a facility), steps through half-done
-actions (sowing seed by seed, a shipment one sale at a time, recruit's choice), cooks in the
-Kitchen, and ends each round.  After every step it checks that the panel shows what
-``board_view()`` and ``legal_moves()`` say; illegal taps (ending the round with a die
-unused, a third plow, fishing twice, an action before a die) each give one line and change
-nothing.  A second test starts a Daily Mode game, whose dice come by themselves.
+by touch, rounds 1-4 the way the app takes dice the camera did not read ("+", the value,
+"Use dice"; the request names no colours), rounds 5-8 on the roll keypad.  Then it plays
+every die by tapping it and an action on the panel (the Actions page, a merchant's slot, a
+craftsman for hire, a facility), steps through half-done actions (sowing seed by seed, a
+shipment one sale at a time, recruit's choice), cooks in the Kitchen, and ends each round.
+After every step it checks that the panel shows what ``board_view()`` and ``legal_moves()``
+say; illegal taps (ending the round with a die unused, a third plow, fishing twice, an
+action before a die) each give one line and change nothing.  Other tests: a table of two
+farmers, and a Daily Mode game whose dice come by themselves.
 """
 # ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
 from __future__ import annotations
@@ -182,6 +183,19 @@ def enter_dice(ui: UiDriver, app, values, shot: str | None = None) -> None:
     ui.tap(play.ids.accept_button)
 
 
+def type_dice(ui: UiDriver, app, values) -> None:
+    """The round's dice typed on the roll keypad: one tap per die, then "Use dice"."""
+    play = app.screen("play")
+    ui.tap(play.keypad_button)
+    keypad = play.keypad
+    keys = {b.text: b for b in ui.buttons(keypad) if b.text in {"1", "2", "3", "4", "5", "6"} and b.parent
+            is not keypad.slots}
+    for value in values:
+        ui.tap(keys[str(value)])
+    ui.tap(ui.button("Use dice", root=keypad))
+    assert keypad.parent is None, app.notice
+
+
 def assert_refused(ui: UiDriver, app, tap) -> str:
     """``tap`` is refused in one line and changes nothing; the line."""
     before, events = app.state.to_json(), len(app.session.history())
@@ -242,8 +256,11 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
         if request is not None:
             assert panel.camera_slot.width > 100 and play.ids.view.get_root_window() is not None
             assert request.colours == (None,) * request.count
-            enter_dice(ui, app, [dice.randint(1, 6) for _ in range(request.count)],
-                       shot="dicey-farm-round-start" if state.round == 1 else None)
+            values = [dice.randint(1, 6) for _ in range(request.count)]
+            if state.round <= 4:                   # "+" and the die popup, then the keypad
+                enter_dice(ui, app, values, shot="dicey-farm-round-start" if state.round == 1 else None)
+            else:
+                type_dice(ui, app, values)
             assert app.session.history()[-1]["kind"] == "roll", app.notice
             assert [d.face for d in panel.die_buttons] == sorted(app.state.dice)
             assert panel.camera_slot.width == 0

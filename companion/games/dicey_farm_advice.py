@@ -1,0 +1,450 @@
+"""Advice for Dicey Farm: this round searched, the rounds after estimated.
+
+A round plan places every die of the farmer's hand (dice that come back included) and ends the
+round.  The search is a beam over die placements, on working copies of the farm with the very
+functions the engine plays moves with: at each depth every die in hand may go to every action the
+rules accept (each parameter: which merchant, craftsman, facility, tourism VP, animal, new face),
+duplicates (the same farm reached in another order) are merged, and the ``search_width`` best
+farms go on.  A half-done action (sowing, a shipment, the bread oven, recruit) is completed step by
+step by the best next step, "stop" included.  Once the hand is empty the plan feeds the farmer
+(cooking pairs of ingredients first, then single ones; perishables before wheat), uses horse
+shipping if it helps, and ends the round.
+
+A farm is valued by its score so far plus a heuristic of the rounds left (weights in the TOML's
+``[advice]``): what its animals, sown fields, seeds, stock, craftsmen and facilities are worth per
+round still to play, and the end-game craftsmen's hopes.  Mid-round, dice still in hand count by
+face.  ``expected_vp`` is the value of the best plan after a move.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from companion.engine import Move, Suggestion
+from companion.games.dicey_farm import (
+    ANIMALS,
+    CRAFTSMAN,
+    DATA,
+    INGREDIENTS,
+    PERISHABLE,
+    ROUNDS,
+    SEEDS,
+    Farm,
+    FarmState,
+    Turn,
+    describe_move,
+    die_moves,
+    end_round,
+    final_parts,
+    free_problem,
+    mv,
+    name_of,
+    play_move,
+    step_moves,
+    upkeep_for,
+)
+
+ADVICE = DATA["advice"]
+UNIT: dict[str, float] = dict(ADVICE["unit"])
+DIE_VALUE: tuple[float, ...] = tuple(ADVICE["die_value"])
+CRAFTSMAN_ROUND: dict[str, float] = dict(ADVICE["craftsman_round"])
+FACILITY_ROUND: dict[str, float] = dict(ADVICE["facility_round"])
+SMOKED = tuple(DATA["rounds"]["smoked"])
+CROP_SHARE = float(ADVICE["crop_share"])
+CROPS = {seed: (info["crop"], int(info["crops"])) for seed, info in DATA["harvest"].items()}
+PIG_VALUE = float(ADVICE["pig_value"])
+HORSE_ROUND = float(ADVICE["horse_round"])
+ROW_SHARE = float(ADVICE["row_share"])
+FIELD_VALUE = float(ADVICE["field_value"])
+COOK_FOOD = int(DATA["kitchen"]["cook_food"])
+CONVERT_FOOD = int(DATA["kitchen"]["convert_food"])
+
+_PLANS: dict[tuple, tuple[float, tuple[Move, ...]]] = {}
+"""Best plan from a farm position: (farm key, round, seat count) -> (value, moves)."""
+PLAN_CACHE_LIMIT = 20_000
+
+
+def forget() -> None:
+    _PLANS.clear()
+
+
+# -- the value of a farm ---------------------------------------------------------------------------
+
+
+def crop_value(farm: Farm, seed: str, bonus: int | None = None) -> float:
+    """VP-like worth of one harvest of a field sown with ``seed`` (``bonus``: the compost's)."""
+    crop, crops = CROPS[seed]
+    unit = UNIT[crop]
+    if crop == "flower" and "florist" in farm.contracted:
+        unit = 4.0
+    elif crop == "wheat" and ("baker" in farm.contracted or "distiller" in farm.contracted):
+        unit = 1.0
+    return (crops + (compost_bonus(farm) if bonus is None else bonus)) * unit
+
+
+def compost_bonus(farm: Farm) -> int:
+    if "compost_shed" not in farm.facilities:
+        return 0
+    herd = sum(farm.animals[a] for a in ANIMALS)
+    bonus = 0
+    for least, extra in DATA["facilities"]["numbers"]["compost"]:
+        if herd >= least:
+            bonus = extra
+    return bonus
+
+
+def future_value(farm: Farm, rounds_left: int) -> float:
+    """What the farm's assets are worth over ``rounds_left`` rounds (after the upkeep of this one)."""
+    if rounds_left <= 0:
+        return 0.0
+    left = rounds_left
+    value = farm.goods["whisky"] * left + farm.goods["wool"] * (2.0 if farm.has("tailor") else UNIT["wool"])
+    value += farm.goods["wheat"] * (1.0 if farm.has("baker") or "bread_oven" in farm.facilities else UNIT["wheat"])
+    value += farm.goods["butter"] * UNIT["butter"]
+    if "smokehouse" in farm.facilities:
+        value += farm.goods["fish"] * UNIT["fish"] + farm.goods["meat"] * UNIT["meat"]
+    # animals: their product every round
+    milk = 4.0 if farm.has("cheesemaker") else UNIT["milk"]
+    wool = (2.0 if farm.has("tailor") else UNIT["wool"])
+    value += left * (farm.animals["chicken"] * UNIT["egg"] + farm.animals["cow"] * milk
+                     + (farm.animals["sheep"] + (farm.animals["sheep"] // 2 if farm.has("shepherd") else 0)) * wool)
+    value += farm.animals["pig"] * (9.0 if farm.has("ham_maker") else PIG_VALUE)
+    if farm.animals["horse"]:
+        value += left * HORSE_ROUND
+    # crops: the sown fields' next harvest, then the seeds and free fields of later rounds
+    bonus = compost_bonus(farm)
+    worth = {s: crop_value(farm, s, bonus) for s in SEEDS}
+    sown = [f for f in farm.fields if f in worth]
+    value += sum(worth[s] for s in sown)
+    if left >= 2:
+        room = farm.empty_fields() + len(sown)
+        share = CROP_SHARE * (left - 1)
+        kinds = sorted(((worth[s], farm.goods[s] + sown.count(s)) for s in SEEDS[:2]), reverse=True)
+        lasting = 0
+        for crop, count in kinds:
+            used = min(count, room - lasting)
+            value += share * used * crop
+            lasting += used
+        flowers = min(farm.goods["flower_seed"], (room - lasting) * (left - 1))
+        value += CROP_SHARE * flowers * worth["flower_seed"]
+        value += FIELD_VALUE * max(0, farm.empty_fields() - lasting - flowers)
+    for who in farm.contracted:
+        value += left * CRAFTSMAN_ROUND.get(who, 0.0)
+    for built in farm.facilities:
+        value += left * FACILITY_ROUND.get(built, 0.0)
+    value += ROW_SHARE * left * sum(CRAFTSMAN_ROUND.get(c, 0.0) for c in farm.row)
+    # end-game craftsmen still to come true
+    if farm.has("tour_guide") and farm.tally < 20 and farm.tally + 5 * left >= 20:
+        value += float(ADVICE["tour_guide_hope"]) * 10
+    if farm.has("surveyor") and len(farm.fields) < 8 and len(farm.fields) + 2 * left >= 8:
+        value += float(ADVICE["surveyor_hope"]) * 25 * len(farm.fields) / 8
+    if farm.has("animal_scientist"):
+        kinds = sum(1 for a in ANIMALS if farm.animals[a] > 0)
+        value += float(ADVICE["scientist_hope"]) * 20 * kinds / 4
+    return value
+
+
+def feed(farm: Farm, need: int, moves: list[Move] | None = None) -> None:
+    """Cook and convert until ``need`` food is met (or nothing is left to eat): perishables
+    first, two different ones cooked together, wheat and butter last; the moves go to ``moves``."""
+    goods = farm.goods
+    short = need - goods["food"]
+    if short <= 0:
+        return
+    keep = SMOKED if "smokehouse" in farm.facilities else ()
+    fresh = [g for g in INGREDIENTS if g in PERISHABLE and g not in keep and goods[g] > 0]
+    lasting = [g for g in INGREDIENTS if g not in PERISHABLE or g in keep]
+    while short > 0:
+        have = _most(goods, fresh)
+        stock = _most(goods, lasting)
+        if short >= 2 and len(have) >= 2:
+            pair = have
+        elif short >= 2 and have and stock:
+            pair = [have[0], stock[0]]
+        elif have:
+            pair = have[:1]
+        elif short >= 2 and len(stock) >= 2:
+            pair = stock
+        elif stock:
+            pair = stock[:1]
+        else:
+            break
+        for g in pair:
+            goods[g] -= 1
+        gained = COOK_FOOD if len(pair) == 2 else CONVERT_FOOD
+        goods["food"] += gained
+        short -= gained
+        if moves is not None:
+            moves.append(mv("cook", goods=tuple(sorted(pair))) if len(pair) == 2 else mv("convert", goods=pair[0]))
+
+
+def _most(goods: dict[str, int], names: list[str]) -> list[str]:
+    """The (up to) two of ``names`` held most, most first (ties: the list's order)."""
+    first = second = None
+    for g in names:
+        n = goods[g]
+        if n <= 0:
+            continue
+        if first is None or n > goods[first]:
+            first, second = g, first
+        elif second is None or n > goods[second]:
+            second = g
+    return [g for g in (first, second) if g is not None]
+
+
+def settle(farm: Farm, turn: Turn, moves: list[Move] | None = None) -> float:
+    """End the round on ``farm`` (a scratch copy): feed, end; the farm's value (the feeding
+    moves go to ``moves``)."""
+    feed(farm, upkeep_for(turn.round), moves)
+    end_round(farm, turn.round)
+    return sum(final_parts(farm).values()) + future_value(farm, ROUNDS - turn.round)
+
+
+def mid_value(farm: Farm, turn: Turn, scratch: bool = False) -> float:
+    """A farm in the middle of its round: settled as it stands, plus the dice still in hand
+    (``scratch``: the farm may be used up)."""
+    in_hand = sum(DIE_VALUE[f - 1] for f in farm.pool)
+    work = farm if scratch else farm.copy()
+    work.pool = []
+    return settle(work, turn) + in_hand
+
+
+# -- the round search ----------------------------------------------------------------------------------
+
+
+def complete(farm: Farm, turn: Turn, moves: list[Move], memo: dict | None = None) -> Farm:
+    """Finish a half-done action by the best next step each time (stop included); returns the
+    farm (``memo``: completions already worked out, by farm)."""
+    if not farm.pending:
+        return farm
+    key = farm.key() if memo is not None else None
+    if key is not None and key in memo:
+        done, steps = memo[key]
+        moves.extend(steps)
+        return done.copy()
+    first = len(moves)
+    while farm.pending:
+        best, best_value = None, None
+        for step in step_moves(farm):
+            work = farm.copy()
+            play_move(work, turn, step)
+            value = _pending_value(work, turn) if work.pending else mid_value(work, turn, scratch=True)
+            if best_value is None or value > best_value + 1e-9:
+                best, best_value = step, value
+        play_move(farm, turn, best)
+        moves.append(best)
+    if key is not None:
+        memo[key] = (farm.copy(), moves[first:])
+    return farm
+
+
+def _pending_value(farm: Farm, turn: Turn) -> float:
+    """A farm (a scratch copy) whose action is still half done: valued as if it stopped here
+    (a bread oven's unused bakes come back as a die)."""
+    if farm.pending[0] == "bread_oven":
+        farm.pool.append(farm.pending[1])
+    farm.pending = ()
+    return mid_value(farm, turn, scratch=True)
+
+
+def candidates(farm: Farm, turn: Turn) -> list[Move]:
+    """The placements the search tries at a farm with nothing half done: every die action the
+    rules accept now, horse shipping, and (only at a dead end) leaving a die unused."""
+    moves = [m for face in sorted(set(farm.pool)) for m in die_moves(farm, turn, face)]
+    if farm.pool and not moves:
+        moves = [mv("discard", die=face) for face in sorted(set(farm.pool))]
+    if free_problem(farm, mv("horse_ship")) is None:
+        moves.append(mv("horse_ship"))
+    return moves
+
+
+Plan = tuple[float, tuple[Move, ...]]
+
+
+def plan_round(farm: Farm, turn: Turn, width: int | None = None) -> Plan:
+    """The best plan found for the rest of this farmer's round: (value, moves to end_round).
+    Plans of the default width are remembered along their way."""
+    key = (farm.key(), turn.round, turn.rules)
+    if width is None and key in _PLANS:
+        return _PLANS[key]
+    best, _ = search(farm, turn, int(ADVICE["search_width"]) if width is None else width)
+    if width is None:
+        _remember(farm, turn, best)
+    return best
+
+
+def search(farm: Farm, turn: Turn, width: int) -> tuple[Plan, dict[Move, Plan]]:
+    """The beam search: the best plan, and the best plan found through each first move."""
+    memo: dict = {}
+    prefix: list[Move] = []
+    start = complete(farm.copy(), turn, prefix, memo)
+    beam = [(mid_value(start, turn), start, prefix)]
+    seen = {start.key()}
+    best: Plan | None = None
+    through: dict[Move, Plan] = {}
+    while beam:
+        children = []
+        for _, node, moves in beam:
+            if not node.pool:
+                feeding: list[Move] = []
+                value = settle(node.copy(), turn, feeding)
+                plan = (value, tuple(moves + feeding + [mv("end_round")]))
+                if best is None or value > best[0] + 1e-9:
+                    best = plan
+                first = plan[1][0]
+                if first not in through or value > through[first][0] + 1e-9:
+                    through[first] = plan
+                if free_problem(node, mv("horse_ship")) is not None:
+                    continue
+            for move in candidates(node, turn):
+                child = node.copy()
+                play_move(child, turn, move)
+                path = moves + [move]
+                child = complete(child, turn, path, memo)
+                child_key = child.key()
+                if child_key in seen:
+                    continue
+                seen.add(child_key)
+                children.append((mid_value(child, turn), child, path))
+        children.sort(key=lambda c: -c[0])
+        beam = children[:width]
+    return best, through
+
+
+def _remember(farm: Farm, turn: Turn, plan: tuple[float, tuple[Move, ...]]) -> None:
+    """The plan's tail is the plan from every farm it passes through."""
+    if len(_PLANS) > PLAN_CACHE_LIMIT:
+        _PLANS.clear()
+    value, moves = plan
+    work = farm.copy()
+    for index, move in enumerate(moves):
+        _PLANS[(work.key(), turn.round, turn.rules)] = (value, moves[index:])
+        if move.kind == "end_round":
+            break
+        play_move(work, turn, move)
+
+
+# -- suggestions -----------------------------------------------------------------------------------------
+
+
+def _after(state: FarmState, move: Move) -> Farm:
+    farm = state.farm.copy()
+    play_move(farm, state.turn, move)
+    return farm
+
+
+def best_move(state: FarmState) -> Move | None:
+    if state.stage != "act":
+        return None
+    _, plan = plan_round(state.farm, state.turn)
+    return plan[0] if plan else None
+
+
+def advise(state: FarmState) -> list[Suggestion]:
+    """Every legal move, best first: ``expected_vp`` is the value of the best plan found through it
+    (by the full search, or for a move the search left behind, a narrower one after it)."""
+    if state.stage != "act":
+        return []
+    turn, farm = state.turn, state.farm
+    top = plan_round(farm, turn)
+    fresh, through = search(farm, turn, int(ADVICE["search_width"]))
+    if fresh[0] > top[0] + 1e-9:
+        _remember(farm, turn, fresh)
+        top = fresh
+    top_plan = top[1]
+    through[top_plan[0]] = top
+    ranked = []
+    for move in state.legal_moves():
+        if move in through:
+            value, plan = through[move]
+        elif move.kind == "end_round":
+            value, plan = settle(farm.copy(), turn), (move,)
+        else:
+            value, rest = plan_round(_after(state, move), turn, int(ADVICE["rank_width"]))
+            plan = (move,) + rest
+        ranked.append((value, move, plan))
+    leader = max(ranked, key=lambda r: (r[0], r[1] == top_plan[0]))
+    if leader[1] != top_plan[0]:
+        _remember(farm, turn, (leader[0], leader[2]))    # a narrower search after a move found better
+        top_plan = leader[2]
+    ranked.sort(key=lambda r: (r[1] != top_plan[0], -r[0]))
+    best_value = ranked[0][0] if ranked else 0.0
+    suggestions = []
+    for value, move, plan in ranked:
+        advice = {"expected_vp": round(value, 1), "loss": round(best_value - value, 1),
+                  "score_now": sum(final_parts(farm).values()),
+                  "plan": plan_text(farm, turn, plan),
+                  "upkeep": upkeep_for(turn.round)}
+        suggestions.append(Suggestion(move, state.describe(move), advice, reason(farm, turn, plan)))
+    return suggestions
+
+
+def plan_text(farm: Farm, turn: Turn, plan: Sequence[Move]) -> list[str]:
+    """The plan's moves in words, each described on the farm as it stands before it."""
+    work, lines = farm.copy(), []
+    for move in plan:
+        lines.append(describe_move(work, turn, move))
+        if move.kind != "end_round":
+            play_move(work, turn, move)
+    return lines
+
+
+def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
+    """One line: what the plan does with the dice and why."""
+    placed = [m for m in plan if m.get("die") is not None]
+    kinds = Counter(m.kind for m in placed)
+    words = []
+    for kind, count in kinds.items():
+        faces = sorted(m["die"] for m in placed if m.kind == kind)
+        dice = " and ".join(str(f) for f in faces)
+        if kind == "plow" and count == 2:
+            words.append(f"plow twice with the two {faces[0]}s")
+        elif kind == "tourism":
+            vp = sum(m["vp"] for m in placed if m.kind == "tourism")
+            words.append(f"tourism for {vp} VP with the {dice}")
+        elif kind == "merchant":
+            bought = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
+            words.append(f"buy {' and '.join(bought)} with the {dice}")
+        elif kind == "contract":
+            hired = [f"{name_of(m['craftsman'])} ({CRAFTSMAN[m['craftsman']]['effect']})"
+                     for m in placed if m.kind == "contract"]
+            words.append(f"contract the {' and the '.join(hired)} with the {dice}")
+        elif kind == "build":
+            built = [name_of(m["facility"]) for m in placed if m.kind == "build"]
+            words.append(f"build the {' and the '.join(built)} with the {dice}")
+        else:
+            words.append(f"{kind.replace('_', ' ')} with the {dice}")
+    why = []
+    if kinds.get("plow"):
+        wanted = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
+        animals = [w for w in wanted if w in [name_of(a) for a in ANIMALS + ("horse",)]]
+        if animals or kinds.get("sow"):
+            what = " and ".join(([f"the {a}" for a in animals]) + (["the seeds"] if kinds.get("sow") else []))
+            why.append(f"you need fields for {what}")
+    need, food = upkeep_for(turn.round), farm.goods["food"]
+    feeding = [m for m in plan if m.kind in ("cook", "convert")]
+    if food < need:
+        short = _short_after(farm, turn, plan)
+        why.append(f"upkeep {need} food covered" if short == 0 else f"{short} food short for the upkeep of {need}")
+    elif feeding:
+        why.append(f"upkeep {need} food covered")
+    text = ", ".join(words) if words else ("end the round" if plan and plan[0].kind == "end_round" else
+                                           describe_move(farm, turn, plan[0]) if plan else "nothing to do")
+    return text + (": " + "; ".join(why) if why else "")
+
+
+def _slot_item(farm: Farm, turn: Turn, move: Move) -> str:
+    try:
+        return turn.rules.slots(move.get("merchant", "merchant"), turn.round)[move["die"] - 1][0]
+    except (IndexError, KeyError, TypeError):
+        return ""
+
+
+def _short_after(farm: Farm, turn: Turn, plan: Sequence[Move]) -> int:
+    work = farm.copy()
+    for move in plan:
+        if move.kind == "end_round":
+            break
+        play_move(work, turn, move)
+    return max(0, upkeep_for(turn.round) - work.goods["food"])
+

@@ -4,8 +4,10 @@ A round plan places every die of the farmer's hand (dice that come back included
 round.  The search is a beam over die placements, on working copies of the farm with the very
 functions the engine plays moves with: at each depth every die in hand may go to every action the
 rules accept (each parameter: which merchant, craftsman, facility, tourism VP, animal, new face),
-duplicates (the same farm reached in another order) are merged, and the ``search_width`` best
-farms go on.  A half-done action (sowing, a shipment, the bread oven, recruit) is completed step by
+duplicates (the same farm reached in another order) are merged, and the best farms go on:
+``search_width`` of them when the simulation asks for a move (a few ms a decision), the wider
+``advise_width`` when a person asks (``advise``).  The beam is not exhaustive: a full search of a
+four-dice round takes seconds to minutes in Python, and a wider beam gained little in tests.  A half-done action (sowing, a shipment, the bread oven, recruit) is completed step by
 step by the best next step, "stop" included.  Once the hand is empty the plan feeds the farmer
 (cooking pairs of ingredients first, then single ones; perishables before wheat), uses horse
 shipping if it helps, and ends the round.
@@ -13,7 +15,8 @@ shipping if it helps, and ends the round.
 A farm is valued by its score so far plus a heuristic of the rounds left (weights in the TOML's
 ``[advice]``): what its animals, sown fields, seeds, stock, craftsmen and facilities are worth per
 round still to play, and the end-game craftsmen's hopes.  Mid-round, dice still in hand count by
-face.  ``expected_vp`` is the value of the best plan after a move.
+face.  ``expected_vp`` is the value of the best plan found through a move; the plan is followed
+move by move (remembered along its way) until the farm leaves it.
 """
 from __future__ import annotations
 
@@ -342,41 +345,54 @@ def best_move(state: FarmState) -> Move | None:
 
 def advise(state: FarmState) -> list[Suggestion]:
     """Every legal move, best first: ``expected_vp`` is the value of the best plan found through it
-    (by the full search, or for a move the search left behind, a narrower one after it)."""
+    (by the wide search; for a move the search left behind, a narrow search after it, or for all
+    but the ``rank_searched`` most promising of those, the farm's value right after the move,
+    ``searched`` False and its plan that move alone)."""
     if state.stage != "act":
         return []
     turn, farm = state.turn, state.farm
     top = plan_round(farm, turn)
-    fresh, through = search(farm, turn, int(ADVICE["search_width"]))
+    fresh, through = search(farm, turn, int(ADVICE["advise_width"]))
     if fresh[0] > top[0] + 1e-9:
         _remember(farm, turn, fresh)
         top = fresh
     top_plan = top[1]
     through[top_plan[0]] = top
-    ranked = []
+    ranked, left_behind = [], []
     for move in state.legal_moves():
         if move in through:
             value, plan = through[move]
+            ranked.append((value, move, plan, True))
         elif move.kind == "end_round":
-            value, plan = settle(farm.copy(), turn), (move,)
+            ranked.append((settle(farm.copy(), turn), move, (move,), True))
         else:
+            left_behind.append((_estimate(_after(state, move), turn), move))
+    left_behind.sort(key=lambda e: -e[0])
+    for index, (estimate, move) in enumerate(left_behind):
+        if index < int(ADVICE["rank_searched"]):
             value, rest = plan_round(_after(state, move), turn, int(ADVICE["rank_width"]))
-            plan = (move,) + rest
-        ranked.append((value, move, plan))
-    leader = max(ranked, key=lambda r: (r[0], r[1] == top_plan[0]))
+            ranked.append((value, move, (move,) + rest, True))
+        else:
+            ranked.append((min(estimate, top[0]), move, (move,), False))
+    leader = max((r for r in ranked if r[3]), key=lambda r: (r[0], r[1] == top_plan[0]))
     if leader[1] != top_plan[0]:
         _remember(farm, turn, (leader[0], leader[2]))    # a narrower search after a move found better
         top_plan = leader[2]
     ranked.sort(key=lambda r: (r[1] != top_plan[0], -r[0]))
     best_value = ranked[0][0] if ranked else 0.0
     suggestions = []
-    for value, move, plan in ranked:
-        advice = {"expected_vp": round(value, 1), "loss": round(best_value - value, 1),
+    for value, move, plan, searched in ranked:
+        advice = {"expected_vp": round(value, 1), "loss": round(best_value - value, 1), "searched": searched,
                   "score_now": sum(final_parts(farm).values()),
                   "plan": plan_text(farm, turn, plan),
                   "upkeep": upkeep_for(turn.round)}
         suggestions.append(Suggestion(move, state.describe(move), advice, reason(farm, turn, plan)))
     return suggestions
+
+
+def _estimate(farm: Farm, turn: Turn) -> float:
+    """A farm's value right after a move (a half-done action valued as if stopped there)."""
+    return _pending_value(farm.copy(), turn) if farm.pending else mid_value(farm, turn)
 
 
 def plan_text(farm: Farm, turn: Turn, plan: Sequence[Move]) -> list[str]:

@@ -35,6 +35,7 @@ from companion.games.dicey_farm import (
     Farm,
     FarmState,
     Turn,
+    count_text,
     describe_move,
     die_moves,
     end_round,
@@ -411,32 +412,29 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
     kinds = Counter(m.kind for m in placed)
     words = []
     for kind, count in kinds.items():
-        faces = sorted(m["die"] for m in placed if m.kind == kind)
-        dice = " and ".join(str(f) for f in faces)
+        mine = [m for m in placed if m.kind == kind]
+        dice = _dice_words(sorted(m["die"] for m in mine))
         if kind == "plow" and count == 2:
-            words.append(f"plow twice with the two {faces[0]}s")
+            words.append(f"plow twice with {dice}")
         elif kind == "tourism":
-            vp = sum(m["vp"] for m in placed if m.kind == "tourism")
-            words.append(f"tourism for {vp} VP with the {dice}")
+            words.append(f"tourism for {sum(m['vp'] for m in mine)} VP with {dice}")
         elif kind == "merchant":
-            bought = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
-            words.append(f"buy {' and '.join(bought)} with the {dice}")
+            bought = Counter(_slot_item(turn, m) for m in mine)
+            words.append(f"buy {' and '.join(_items(bought))} with {dice}")
         elif kind == "contract":
-            hired = [f"{name_of(m['craftsman'])} ({CRAFTSMAN[m['craftsman']]['effect']})"
-                     for m in placed if m.kind == "contract"]
-            words.append(f"contract the {' and the '.join(hired)} with the {dice}")
+            hired = [f"{name_of(m['craftsman'])} ({CRAFTSMAN[m['craftsman']]['effect']})" for m in mine]
+            words.append(f"contract the {' and the '.join(hired)} with {dice}")
         elif kind == "build":
-            built = [name_of(m["facility"]) for m in placed if m.kind == "build"]
-            words.append(f"build the {' and the '.join(built)} with the {dice}")
+            words.append(f"build the {' and the '.join(name_of(m['facility']) for m in mine)} with {dice}")
         else:
-            words.append(f"{kind.replace('_', ' ')} with the {dice}")
+            words.append(f"{kind.replace('_', ' ')} with {dice}")
     why = []
     if kinds.get("plow"):
-        wanted = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
-        animals = [w for w in wanted if w in [name_of(a) for a in ANIMALS + ("horse",)]]
+        animals = Counter(item for m in placed if m.kind == "merchant"
+                          for item in [_slot_item(turn, m)] if item in ANIMALS + ("horse",))
         if animals or kinds.get("sow"):
-            what = " and ".join(([f"the {a}" for a in animals]) + (["the seeds"] if kinds.get("sow") else []))
-            why.append(f"you need fields for {what}")
+            what = [f"the {name_of(a)}" for a in animals] + (["the seeds"] if kinds.get("sow") else [])
+            why.append(f"you need fields for {' and '.join(what)}")
     need, food = upkeep_for(turn.round), farm.goods["food"]
     feeding = [m for m in plan if m.kind in ("cook", "convert")]
     if food < need:
@@ -449,11 +447,23 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
     return text + (": " + "; ".join(why) if why else "")
 
 
-def _slot_item(farm: Farm, turn: Turn, move: Move) -> str:
-    try:
-        return turn.rules.slots(move.get("merchant", "merchant"), turn.round)[move["die"] - 1][0]
-    except (IndexError, KeyError, TypeError):
-        return ""
+def _slot_item(turn: Turn, move: Move) -> str:
+    """What a merchant move buys (its goods or animal id)."""
+    return turn.rules.slots(move.get("merchant", "merchant"), turn.round)[move["die"] - 1][0]
+
+
+def _items(counts: Counter) -> list[str]:
+    return [f"a {name_of(item)}" if n == 1 else count_text(n, item) for item, n in counts.items()]
+
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _dice_words(faces: list[int]) -> str:
+    """``the 3``, ``the two 3s``, ``the 2 and the 5``."""
+    if len(faces) > 1 and len(set(faces)) == 1:
+        return f"the {NUMBER_WORDS.get(len(faces), len(faces))} {faces[0]}s"
+    return " and ".join(f"the {f}" for f in faces)
 
 
 def _short_after(farm: Farm, turn: Turn, plan: Sequence[Move]) -> int:

@@ -59,6 +59,10 @@ CROPS = {seed: (info["crop"], int(info["crops"])) for seed, info in DATA["harves
 PIG_VALUE = float(ADVICE["pig_value"])
 HORSE_ROUND = float(ADVICE["horse_round"])
 ROW_SHARE = float(ADVICE["row_share"])
+BOOSTED: dict[str, float] = dict(ADVICE["boosted_unit"])
+TOURISM_A_ROUND = int(ADVICE["tourism_a_round"])
+FIELDS_A_ROUND = int(ADVICE["fields_a_round"])
+SCORING = DATA["scoring"]
 FIELD_VALUE = float(ADVICE["field_value"])
 COOK_FOOD = int(DATA["kitchen"]["cook_food"])
 CONVERT_FOOD = int(DATA["kitchen"]["convert_food"])
@@ -80,9 +84,9 @@ def crop_value(farm: Farm, seed: str, bonus: int | None = None) -> float:
     crop, crops = CROPS[seed]
     unit = UNIT[crop]
     if crop == "flower" and "florist" in farm.contracted:
-        unit = 4.0
+        unit = BOOSTED["flower"]
     elif crop == "wheat" and ("baker" in farm.contracted or "distiller" in farm.contracted):
-        unit = 1.0
+        unit = BOOSTED["wheat"]
     return (crops + (compost_bonus(farm) if bonus is None else bonus)) * unit
 
 
@@ -102,17 +106,18 @@ def future_value(farm: Farm, rounds_left: int) -> float:
     if rounds_left <= 0:
         return 0.0
     left = rounds_left
-    value = farm.goods["whisky"] * left + farm.goods["wool"] * (2.0 if farm.has("tailor") else UNIT["wool"])
-    value += farm.goods["wheat"] * (1.0 if farm.has("baker") or "bread_oven" in farm.facilities else UNIT["wheat"])
+    value = farm.goods["whisky"] * left + farm.goods["wool"] * (BOOSTED["wool"] if farm.has("tailor") else UNIT["wool"])
+    value += farm.goods["wheat"] * (BOOSTED["wheat"] if farm.has("baker") or "bread_oven" in farm.facilities
+                                    else UNIT["wheat"])
     value += farm.goods["butter"] * UNIT["butter"]
     if "smokehouse" in farm.facilities:
         value += farm.goods["fish"] * UNIT["fish"] + farm.goods["meat"] * UNIT["meat"]
     # animals: their product every round
-    milk = 4.0 if farm.has("cheesemaker") else UNIT["milk"]
-    wool = (2.0 if farm.has("tailor") else UNIT["wool"])
+    milk = BOOSTED["milk"] if farm.has("cheesemaker") else UNIT["milk"]
+    wool = BOOSTED["wool"] if farm.has("tailor") else UNIT["wool"]
     value += left * (farm.animals["chicken"] * UNIT["egg"] + farm.animals["cow"] * milk
                      + (farm.animals["sheep"] + (farm.animals["sheep"] // 2 if farm.has("shepherd") else 0)) * wool)
-    value += farm.animals["pig"] * (9.0 if farm.has("ham_maker") else PIG_VALUE)
+    value += farm.animals["pig"] * (BOOSTED["pig"] if farm.has("ham_maker") else PIG_VALUE)
     if farm.animals["horse"]:
         value += left * HORSE_ROUND
     # crops: the sown fields' next harvest, then the seeds and free fields of later rounds
@@ -138,13 +143,14 @@ def future_value(farm: Farm, rounds_left: int) -> float:
         value += left * FACILITY_ROUND.get(built, 0.0)
     value += ROW_SHARE * left * sum(CRAFTSMAN_ROUND.get(c, 0.0) for c in farm.row)
     # end-game craftsmen still to come true
-    if farm.has("tour_guide") and farm.tally < 20 and farm.tally + 5 * left >= 20:
-        value += float(ADVICE["tour_guide_hope"]) * 10
-    if farm.has("surveyor") and len(farm.fields) < 8 and len(farm.fields) + 2 * left >= 8:
-        value += float(ADVICE["surveyor_hope"]) * 25 * len(farm.fields) / 8
+    goal, fields = int(SCORING["tour_guide_tally"]), int(SCORING["surveyor_fields"])
+    if farm.has("tour_guide") and farm.tally < goal <= farm.tally + TOURISM_A_ROUND * left:
+        value += float(ADVICE["tour_guide_hope"]) * int(SCORING["tour_guide_vp"])
+    if farm.has("surveyor") and len(farm.fields) < fields <= len(farm.fields) + FIELDS_A_ROUND * left:
+        value += float(ADVICE["surveyor_hope"]) * int(SCORING["surveyor_vp"]) * len(farm.fields) / fields
     if farm.has("animal_scientist"):
         kinds = sum(1 for a in ANIMALS if farm.animals[a] > 0)
-        value += float(ADVICE["scientist_hope"]) * 20 * kinds / 4
+        value += float(ADVICE["scientist_hope"]) * int(SCORING["animal_scientist_vp"]) * kinds / len(ANIMALS)
     return value
 
 

@@ -37,7 +37,8 @@ def test_suggestions_are_the_legal_moves_ranked_and_the_top_is_the_best_move():
             assert GAME.best_move(state) == suggestions[0].move
             for s in suggestions:
                 assert s.reason and "\n" not in s.reason and "_" not in s.reason
-                assert s.advice["plan"][-1].startswith("end the round")
+                assert s.advice["plan"][-1].startswith("end the round") or not s.advice["searched"]
+            assert suggestions[0].advice["searched"] and suggestions[0].advice["loss"] == 0
 
 
 def test_the_top_plan_plays_to_the_end_of_the_round_without_a_refusal():

@@ -94,8 +94,12 @@ def test_worked_example_round_six_reaches_the_digests_end_state():
     assert (farm.goods["wheat_seed"], farm.goods["vegetable_seed"], farm.goods["flower_seed"]) == (1, 2, 1)
     assert farm.fields == ["empty", "empty", "chicken", "cow"]
     assert state.dice_to_roll().reason == "Round 6: roll 4 dice for your farm"
+    assert state.board_view()["moves"] == []
     # Step 4-5.
     state = state.apply_roll(dice(3, 4, 6, 2))
+    view = state.board_view()
+    assert {m["action"] for m in view["moves"] if m["die"] == 4} >= {"elder", "plow", "merchant", "tourism"}
+    assert [d["face"] for d in view["farms"][0]["dice"]] == [2, 3, 4, 6]
     state = play(state, move("elder", die=4, to=3))                         # 5a
     assert sorted(state.farms[0].pool) == [2, 3, 3, 6]
     state = play(state, move("plow", die=3), move("plow", die=3))          # 5b, 5c

@@ -879,6 +879,10 @@ class FarmState(GameState):
         None), ``upkeep`` (``{"need", "have", "begging", "text"}``), ``begging`` (counters so far),
         ``actions_used`` (once-a-round actions used).
 
+        ``moves``: the acting farmer's legal moves, each ``{"die"`` (the face it uses, or None),
+        ``"action"`` (its action in words), ``"text"``, ``"move"`` (the JSON to send)``}``: a panel
+        lights the actions of the die tapped from it.
+
         A panel's "tap a die, then an action" sends ``Move.make(action, die=face, ...)`` with
         the action's parameter (merchant / craftsman / facility / vp / animal / to); steps of a
         half-done action and the dice-free actions come from ``legal_moves()``.
@@ -894,7 +898,9 @@ class FarmState(GameState):
                 "player": self.current_player,
                 "dice_due": DICE_PER_ROUND[self.round - 1] if self.stage == "roll" else 0,
                 "merchants": merchants,
-                "farms": [self._farm_view(seat) for seat in range(len(self.players))]}
+                "farms": [self._farm_view(seat) for seat in range(len(self.players))],
+                "moves": [{"die": m.get("die"), "action": ACTION_WORDS.get(m.kind, m.kind.replace("_", " ")),
+                           "text": self.describe(m), "move": m.to_json()} for m in self.legal_moves()]}
 
     def _farm_view(self, seat: int) -> dict:
         farm = self.farms[seat]

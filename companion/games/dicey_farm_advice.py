@@ -4,8 +4,10 @@ A round plan places every die of the farmer's hand (dice that come back included
 round.  The search is a beam over die placements, on working copies of the farm with the very
 functions the engine plays moves with: at each depth every die in hand may go to every action the
 rules accept (each parameter: which merchant, craftsman, facility, tourism VP, animal, new face),
-duplicates (the same farm reached in another order) are merged, and the ``search_width`` best
-farms go on.  A half-done action (sowing, a shipment, the bread oven, recruit) is completed step by
+duplicates (the same farm reached in another order) are merged, and the best farms go on:
+``search_width`` of them when the simulation asks for a move (a few ms a decision), the wider
+``advise_width`` when a person asks (``advise``).  The beam is not exhaustive: a full search of a
+four-dice round takes seconds to minutes in Python, and a wider beam gained little in tests.  A half-done action (sowing, a shipment, the bread oven, recruit) is completed step by
 step by the best next step, "stop" included.  Once the hand is empty the plan feeds the farmer
 (cooking pairs of ingredients first, then single ones; perishables before wheat), uses horse
 shipping if it helps, and ends the round.
@@ -13,7 +15,8 @@ shipping if it helps, and ends the round.
 A farm is valued by its score so far plus a heuristic of the rounds left (weights in the TOML's
 ``[advice]``): what its animals, sown fields, seeds, stock, craftsmen and facilities are worth per
 round still to play, and the end-game craftsmen's hopes.  Mid-round, dice still in hand count by
-face.  ``expected_vp`` is the value of the best plan after a move.
+face.  ``expected_vp`` is the value of the best plan found through a move; the plan is followed
+move by move (remembered along its way) until the farm leaves it.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from companion.games.dicey_farm import (
     Farm,
     FarmState,
     Turn,
+    count_text,
     describe_move,
     die_moves,
     end_round,
@@ -55,6 +59,10 @@ CROPS = {seed: (info["crop"], int(info["crops"])) for seed, info in DATA["harves
 PIG_VALUE = float(ADVICE["pig_value"])
 HORSE_ROUND = float(ADVICE["horse_round"])
 ROW_SHARE = float(ADVICE["row_share"])
+BOOSTED: dict[str, float] = dict(ADVICE["boosted_unit"])
+TOURISM_A_ROUND = int(ADVICE["tourism_a_round"])
+FIELDS_A_ROUND = int(ADVICE["fields_a_round"])
+SCORING = DATA["scoring"]
 FIELD_VALUE = float(ADVICE["field_value"])
 COOK_FOOD = int(DATA["kitchen"]["cook_food"])
 CONVERT_FOOD = int(DATA["kitchen"]["convert_food"])
@@ -76,9 +84,9 @@ def crop_value(farm: Farm, seed: str, bonus: int | None = None) -> float:
     crop, crops = CROPS[seed]
     unit = UNIT[crop]
     if crop == "flower" and "florist" in farm.contracted:
-        unit = 4.0
+        unit = BOOSTED["flower"]
     elif crop == "wheat" and ("baker" in farm.contracted or "distiller" in farm.contracted):
-        unit = 1.0
+        unit = BOOSTED["wheat"]
     return (crops + (compost_bonus(farm) if bonus is None else bonus)) * unit
 
 
@@ -98,17 +106,18 @@ def future_value(farm: Farm, rounds_left: int) -> float:
     if rounds_left <= 0:
         return 0.0
     left = rounds_left
-    value = farm.goods["whisky"] * left + farm.goods["wool"] * (2.0 if farm.has("tailor") else UNIT["wool"])
-    value += farm.goods["wheat"] * (1.0 if farm.has("baker") or "bread_oven" in farm.facilities else UNIT["wheat"])
+    value = farm.goods["whisky"] * left + farm.goods["wool"] * (BOOSTED["wool"] if farm.has("tailor") else UNIT["wool"])
+    value += farm.goods["wheat"] * (BOOSTED["wheat"] if farm.has("baker") or "bread_oven" in farm.facilities
+                                    else UNIT["wheat"])
     value += farm.goods["butter"] * UNIT["butter"]
     if "smokehouse" in farm.facilities:
         value += farm.goods["fish"] * UNIT["fish"] + farm.goods["meat"] * UNIT["meat"]
     # animals: their product every round
-    milk = 4.0 if farm.has("cheesemaker") else UNIT["milk"]
-    wool = (2.0 if farm.has("tailor") else UNIT["wool"])
+    milk = BOOSTED["milk"] if farm.has("cheesemaker") else UNIT["milk"]
+    wool = BOOSTED["wool"] if farm.has("tailor") else UNIT["wool"]
     value += left * (farm.animals["chicken"] * UNIT["egg"] + farm.animals["cow"] * milk
                      + (farm.animals["sheep"] + (farm.animals["sheep"] // 2 if farm.has("shepherd") else 0)) * wool)
-    value += farm.animals["pig"] * (9.0 if farm.has("ham_maker") else PIG_VALUE)
+    value += farm.animals["pig"] * (BOOSTED["pig"] if farm.has("ham_maker") else PIG_VALUE)
     if farm.animals["horse"]:
         value += left * HORSE_ROUND
     # crops: the sown fields' next harvest, then the seeds and free fields of later rounds
@@ -134,13 +143,14 @@ def future_value(farm: Farm, rounds_left: int) -> float:
         value += left * FACILITY_ROUND.get(built, 0.0)
     value += ROW_SHARE * left * sum(CRAFTSMAN_ROUND.get(c, 0.0) for c in farm.row)
     # end-game craftsmen still to come true
-    if farm.has("tour_guide") and farm.tally < 20 and farm.tally + 5 * left >= 20:
-        value += float(ADVICE["tour_guide_hope"]) * 10
-    if farm.has("surveyor") and len(farm.fields) < 8 and len(farm.fields) + 2 * left >= 8:
-        value += float(ADVICE["surveyor_hope"]) * 25 * len(farm.fields) / 8
+    goal, fields = int(SCORING["tour_guide_tally"]), int(SCORING["surveyor_fields"])
+    if farm.has("tour_guide") and farm.tally < goal <= farm.tally + TOURISM_A_ROUND * left:
+        value += float(ADVICE["tour_guide_hope"]) * int(SCORING["tour_guide_vp"])
+    if farm.has("surveyor") and len(farm.fields) < fields <= len(farm.fields) + FIELDS_A_ROUND * left:
+        value += float(ADVICE["surveyor_hope"]) * int(SCORING["surveyor_vp"]) * len(farm.fields) / fields
     if farm.has("animal_scientist"):
         kinds = sum(1 for a in ANIMALS if farm.animals[a] > 0)
-        value += float(ADVICE["scientist_hope"]) * 20 * kinds / 4
+        value += float(ADVICE["scientist_hope"]) * int(SCORING["animal_scientist_vp"]) * kinds / len(ANIMALS)
     return value
 
 
@@ -342,41 +352,54 @@ def best_move(state: FarmState) -> Move | None:
 
 def advise(state: FarmState) -> list[Suggestion]:
     """Every legal move, best first: ``expected_vp`` is the value of the best plan found through it
-    (by the full search, or for a move the search left behind, a narrower one after it)."""
+    (by the wide search; for a move the search left behind, a narrow search after it, or for all
+    but the ``rank_searched`` most promising of those, the farm's value right after the move,
+    ``searched`` False and its plan that move alone)."""
     if state.stage != "act":
         return []
     turn, farm = state.turn, state.farm
     top = plan_round(farm, turn)
-    fresh, through = search(farm, turn, int(ADVICE["search_width"]))
+    fresh, through = search(farm, turn, int(ADVICE["advise_width"]))
     if fresh[0] > top[0] + 1e-9:
         _remember(farm, turn, fresh)
         top = fresh
     top_plan = top[1]
     through[top_plan[0]] = top
-    ranked = []
+    ranked, left_behind = [], []
     for move in state.legal_moves():
         if move in through:
             value, plan = through[move]
+            ranked.append((value, move, plan, True))
         elif move.kind == "end_round":
-            value, plan = settle(farm.copy(), turn), (move,)
+            ranked.append((settle(farm.copy(), turn), move, (move,), True))
         else:
+            left_behind.append((_estimate(_after(state, move), turn), move))
+    left_behind.sort(key=lambda e: -e[0])
+    for index, (estimate, move) in enumerate(left_behind):
+        if index < int(ADVICE["rank_searched"]):
             value, rest = plan_round(_after(state, move), turn, int(ADVICE["rank_width"]))
-            plan = (move,) + rest
-        ranked.append((value, move, plan))
-    leader = max(ranked, key=lambda r: (r[0], r[1] == top_plan[0]))
+            ranked.append((value, move, (move,) + rest, True))
+        else:
+            ranked.append((min(estimate, top[0]), move, (move,), False))
+    leader = max((r for r in ranked if r[3]), key=lambda r: (r[0], r[1] == top_plan[0]))
     if leader[1] != top_plan[0]:
         _remember(farm, turn, (leader[0], leader[2]))    # a narrower search after a move found better
         top_plan = leader[2]
     ranked.sort(key=lambda r: (r[1] != top_plan[0], -r[0]))
     best_value = ranked[0][0] if ranked else 0.0
     suggestions = []
-    for value, move, plan in ranked:
-        advice = {"expected_vp": round(value, 1), "loss": round(best_value - value, 1),
+    for value, move, plan, searched in ranked:
+        advice = {"expected_vp": round(value, 1), "loss": round(best_value - value, 1), "searched": searched,
                   "score_now": sum(final_parts(farm).values()),
                   "plan": plan_text(farm, turn, plan),
                   "upkeep": upkeep_for(turn.round)}
         suggestions.append(Suggestion(move, state.describe(move), advice, reason(farm, turn, plan)))
     return suggestions
+
+
+def _estimate(farm: Farm, turn: Turn) -> float:
+    """A farm's value right after a move (a half-done action valued as if stopped there)."""
+    return _pending_value(farm.copy(), turn) if farm.pending else mid_value(farm, turn)
 
 
 def plan_text(farm: Farm, turn: Turn, plan: Sequence[Move]) -> list[str]:
@@ -395,32 +418,29 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
     kinds = Counter(m.kind for m in placed)
     words = []
     for kind, count in kinds.items():
-        faces = sorted(m["die"] for m in placed if m.kind == kind)
-        dice = " and ".join(str(f) for f in faces)
+        mine = [m for m in placed if m.kind == kind]
+        dice = _dice_words(sorted(m["die"] for m in mine))
         if kind == "plow" and count == 2:
-            words.append(f"plow twice with the two {faces[0]}s")
+            words.append(f"plow twice with {dice}")
         elif kind == "tourism":
-            vp = sum(m["vp"] for m in placed if m.kind == "tourism")
-            words.append(f"tourism for {vp} VP with the {dice}")
+            words.append(f"tourism for {sum(m['vp'] for m in mine)} VP with {dice}")
         elif kind == "merchant":
-            bought = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
-            words.append(f"buy {' and '.join(bought)} with the {dice}")
+            bought = Counter(_slot_item(turn, m) for m in mine)
+            words.append(f"buy {' and '.join(_items(bought))} with {dice}")
         elif kind == "contract":
-            hired = [f"{name_of(m['craftsman'])} ({CRAFTSMAN[m['craftsman']]['effect']})"
-                     for m in placed if m.kind == "contract"]
-            words.append(f"contract the {' and the '.join(hired)} with the {dice}")
+            hired = [f"{name_of(m['craftsman'])} ({CRAFTSMAN[m['craftsman']]['effect']})" for m in mine]
+            words.append(f"contract the {' and the '.join(hired)} with {dice}")
         elif kind == "build":
-            built = [name_of(m["facility"]) for m in placed if m.kind == "build"]
-            words.append(f"build the {' and the '.join(built)} with the {dice}")
+            words.append(f"build the {' and the '.join(name_of(m['facility']) for m in mine)} with {dice}")
         else:
-            words.append(f"{kind.replace('_', ' ')} with the {dice}")
+            words.append(f"{kind.replace('_', ' ')} with {dice}")
     why = []
     if kinds.get("plow"):
-        wanted = [name_of(_slot_item(farm, turn, m)) for m in placed if m.kind == "merchant"]
-        animals = [w for w in wanted if w in [name_of(a) for a in ANIMALS + ("horse",)]]
+        animals = Counter(item for m in placed if m.kind == "merchant"
+                          for item in [_slot_item(turn, m)] if item in ANIMALS + ("horse",))
         if animals or kinds.get("sow"):
-            what = " and ".join(([f"the {a}" for a in animals]) + (["the seeds"] if kinds.get("sow") else []))
-            why.append(f"you need fields for {what}")
+            what = [f"the {name_of(a)}" for a in animals] + (["the seeds"] if kinds.get("sow") else [])
+            why.append(f"you need fields for {' and '.join(what)}")
     need, food = upkeep_for(turn.round), farm.goods["food"]
     feeding = [m for m in plan if m.kind in ("cook", "convert")]
     if food < need:
@@ -433,11 +453,23 @@ def reason(farm: Farm, turn: Turn, plan: Sequence[Move]) -> str:
     return text + (": " + "; ".join(why) if why else "")
 
 
-def _slot_item(farm: Farm, turn: Turn, move: Move) -> str:
-    try:
-        return turn.rules.slots(move.get("merchant", "merchant"), turn.round)[move["die"] - 1][0]
-    except (IndexError, KeyError, TypeError):
-        return ""
+def _slot_item(turn: Turn, move: Move) -> str:
+    """What a merchant move buys (its goods or animal id)."""
+    return turn.rules.slots(move.get("merchant", "merchant"), turn.round)[move["die"] - 1][0]
+
+
+def _items(counts: Counter) -> list[str]:
+    return [f"a {name_of(item)}" if n == 1 else count_text(n, item) for item, n in counts.items()]
+
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _dice_words(faces: list[int]) -> str:
+    """``the 3``, ``the two 3s``, ``the 2 and the 5``."""
+    if len(faces) > 1 and len(set(faces)) == 1:
+        return f"the {NUMBER_WORDS.get(len(faces), len(faces))} {faces[0]}s"
+    return " and ".join(f"the {f}" for f in faces)
 
 
 def _short_after(farm: Farm, turn: Turn, plan: Sequence[Move]) -> int:

@@ -281,7 +281,7 @@ def test_a_whole_solo_dicey_farm_game_by_touch(ui):
         if move.kind == "end_round" and app.state.farm.goods["food"] < app.state.board_view()["farms"][0][
                 "upkeep"]["need"] and "upkeep" not in shots:
             open_page(ui, panel, "farm")
-            assert "begging counters" in play.banner_text and "begging counters" in plain(panel.ids.upkeep)
+            assert "begging counter" in play.banner_text and "begging counter" in plain(panel.ids.upkeep)
             shots.add("upkeep")
             ui.screenshot("dicey-farm-upkeep")
         if move.kind not in STEPS and move.kind not in ("end_round", "convert", "cook") and "dice" not in shots \

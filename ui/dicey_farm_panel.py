@@ -318,10 +318,8 @@ class DiceyFarmPanel(BoardPanel):
         page.add_widget(self.half_done_label)
         grid = GridLayout(cols=2, spacing=dp(4))
         for move in state.legal_moves():
-            if move.kind == "stop":
-                text, rgba = "Stop here", (0.45, 0.25, 0.2, 1)
-            else:
-                text, rgba = sentence(state.describe(move)), READY_RGBA
+            text = sentence(state.describe(move))
+            rgba = (0.45, 0.25, 0.2, 1) if move.kind == "stop" else READY_RGBA
             if move.kind == "keep":                 # recruit's choice: what each craftsman does
                 text += "".join(f": {c['effect']}" for c in farm["row"] if c["id"] == move["craftsman"])
             button = wrapped_button(text, rgba)

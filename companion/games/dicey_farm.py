@@ -72,6 +72,9 @@ ACTION_WORDS = {"fishing": "fishing", "plow": "plow", "sow": "sow", "merchant": 
                 "official": "official", "night_watchman": "night watchman", "horse_ship": "horse shipping",
                 "discard": "no action (lost)"}
 
+STOP_WORDS = {"sow": "sowing", "ship": "shipping", "bread_oven": "baking", "recruit": "recruiting"}
+"""What a player stops when a half-done action is stopped ("stop shipping here")."""
+
 
 def name_of(item: str) -> str:
     """Player words for a good, animal, craftsman, facility or merchant id."""
@@ -88,6 +91,16 @@ def name_of(item: str) -> str:
 
 def upkeep_for(round_number: int) -> int:
     return DICE_PER_ROUND[round_number - 1] + int(DATA["rounds"]["upkeep_extra"])
+
+
+def counters_text(n: int) -> str:
+    """'1 begging counter', '3 begging counters'."""
+    return f"{n} begging counter{'s' * (n != 1)}"
+
+
+def rots(farm, goods: str) -> bool:
+    """Whether ``goods`` on this farm rot at the round's end (smoked ones keep in the smokehouse)."""
+    return goods in PERISHABLE and not ("smokehouse" in farm.facilities and goods in DATA["rounds"]["smoked"])
 
 
 def count_text(n: int, item: str) -> str:
@@ -839,9 +852,8 @@ class FarmState(GameState):
             need, food = upkeep_for(self.round), self.farm.goods["food"]
             if food < need:
                 alerts.append(Alert("upkeep", f"{self.current_player} needs {need} food at the round's end and has "
-                                    f"{food}: {need - food} begging counters unless you make food", "warning", who))
-            rotting = [name_of(g) for g in PERISHABLE if g != "food" and farm.goods[g] and not (
-                "smokehouse" in farm.facilities and g in DATA["rounds"]["smoked"])]
+                                    f"{food}: {counters_text(need - food)} unless you make food", "warning", who))
+            rotting = [name_of(g) for g in PERISHABLE if g != "food" and farm.goods[g] and rots(farm, g)]
             if rotting:
                 alerts.append(Alert("spoilage", f"{', '.join(rotting)} rot at the round's end", "info", who))
             if farm.pending:
@@ -906,7 +918,7 @@ class FarmState(GameState):
         farm = self.farms[seat]
         need, food = upkeep_for(self.round), farm.goods["food"]
         short = max(0, need - food)
-        text = f"you need {need} food, you have {food}" + (f": {short} begging counters" if short else "")
+        text = f"you need {need} food, you have {food}" + (f": {counters_text(short)}" if short else "")
         fields = []
         for number, holds in enumerate(farm.fields, 1):
             if holds == "empty":
@@ -921,7 +933,7 @@ class FarmState(GameState):
                 "finished": farm.finished, "vp": sum(final_parts(farm).values()),
                 "breakdown": final_parts(farm), "food": food,
                 "goods": {name_of(g): n for g, n in farm.goods.items() if n and g not in SEEDS + ("food",)},
-                "perishable": [name_of(g) for g in PERISHABLE if farm.goods[g]],
+                "perishable": [name_of(g) for g in PERISHABLE if farm.goods[g] and rots(farm, g)],
                 "seeds": {name_of(s): farm.goods[s] for s in SEEDS if farm.goods[s]},
                 "animals": {name_of(a): n for a, n in farm.animals.items() if n},
                 "fields": fields,
@@ -1029,7 +1041,7 @@ def describe_move(farm: Farm, turn: Turn, move: Move) -> str:
     if kind == "keep":
         return f"keep the {name_of(str(move.get('craftsman')))}"
     if kind == "stop":
-        return f"stop the {ACTION_WORDS[farm.pending[0]]}" if farm.pending else "stop"
+        return f"stop {STOP_WORDS.get(farm.pending[0], 'this action')} here" if farm.pending else "stop here"
     if kind == "convert":
         return f"turn 1 {name_of(str(move.get('goods')))} into 1 food"
     if kind == "cook":
@@ -1040,7 +1052,7 @@ def describe_move(farm: Farm, turn: Turn, move: Move) -> str:
     if kind == "end_round":
         need = upkeep_for(turn.round)
         short = max(0, need - farm.goods["food"])
-        return f"end the round: eat {need} food" + (f", take {short} begging counters" if short else "")
+        return f"end the round: eat {need} food" + (f", take {counters_text(short)}" if short else "")
     return kind
 
 

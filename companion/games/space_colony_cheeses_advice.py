@@ -1,0 +1,490 @@
+"""Advice for Space Colony Cheeses.
+
+Every figure is expected $ at the prices a die gives on average (3.5, leather 2 after its cap,
+manure 1, moved by the turn's event once it is known; the rolled prices once they are).
+
+- Build: each legal placement of each affordable module with its effect on energy, dairy
+  output, storage and expected income per turn; ``expected_income`` is that change times the
+  turns left, ``net`` subtracts the price.  A module that only pays together with others
+  (a processing plant with no barn, a barn with no storage) is valued with the cheapest set
+  that completes the colony's core (processing plant, barn, storage, space port, and solar
+  panels for their energy), the set's price included.
+- Production: the allocation with the highest expected sales within storage (cheese and beef
+  in pairs first when gift boxes can be sold).
+- Energy: which module to turn off to lose the least expected income.
+- Law office: the expected $ of suing each player.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
+
+from companion.engine import Move, Suggestion
+from companion.games.space_colony_cheeses import (
+    Cell,
+    Colony,
+    ColonyState,
+    Rules,
+    Sheet,
+    base_price,
+    event_price_changes,
+    space_name,
+)
+
+CORE = ("processing_plant", "barn", "space_port")
+"""Modules every earning colony needs (with some storage)."""
+SACRIFICE = ("hub", "veterinary", "construction", "pasture_dome", "catalog_store", "law_office",
+             "manure_storage", "leather_storage", "cheese_lab", "sausage_lab", "habitation")
+"""Modules an abstract forecast turns off first when energy runs short, least useful first."""
+
+
+# -- prices ----------------------------------------------------------------------------------
+
+
+def expected_prices(state: ColonyState, seat: int) -> dict[str, float]:
+    """This turn's price of each product for ``seat``: rolled, or expected (event applied)."""
+    rules = state.rules
+    if state.prices and state.prices[seat] is not None:
+        return {p: float(state.price(seat, p)) for p in rules.products}
+    changes = event_price_changes(rules, state.event(seat))
+    prices = {}
+    for product in rules.products:
+        faces = [base_price(rules, product, f) for f in range(1, 7)]
+        prices[product] = sum(max(0, f + changes.get(product, 0)) for f in faces) / 6
+    return prices
+
+
+def average_prices(rules: Rules) -> dict[str, float]:
+    return {p: sum(base_price(rules, p, f) for f in range(1, 7)) / 6 for p in rules.products}
+
+
+# -- production ------------------------------------------------------------------------------
+
+
+def allocate(rules: Rules, output: int, rooms: Mapping[str, int], values: Mapping[str, float],
+             gift_value: float | None) -> dict[str, int]:
+    """The allocation of ``output`` with the highest value: cheese and beef pairs first when a
+    pair is worth more as a gift box, then the dearest products first."""
+    left, amounts = output, dict.fromkeys(rules.products, 0)
+    if gift_value is not None and gift_value > values["cheese"] + values["beef"]:
+        pairs = min(rooms["cheese"], rooms["beef"], left // 2)
+        amounts["cheese"] = amounts["beef"] = pairs
+        left -= 2 * pairs
+    for product in sorted(rules.products, key=lambda p: (-values[p], rules.products.index(p))):
+        if left <= 0 or values[product] <= 0:
+            continue
+        take = min(left, rooms[product] - amounts[product])
+        amounts[product] += take
+        left -= take
+    return {p: n for p, n in amounts.items() if n}
+
+
+def allocation_value(rules: Rules, amounts: Mapping[str, int], values: Mapping[str, float],
+                     gift_value: float | None) -> float:
+    pairs = min(amounts.get("cheese", 0), amounts.get("beef", 0)) if gift_value is not None else 0
+    if pairs and gift_value <= values["cheese"] + values["beef"]:
+        pairs = 0
+    total = sum(n * values[p] for p, n in amounts.items())
+    return total + pairs * (gift_value - values["cheese"] - values["beef"]) if pairs else total
+
+
+def _unit_values(state: ColonyState, colony: Colony, seat: int) -> tuple[dict[str, float], float | None]:
+    """What a unit of each product is worth to ``seat`` this turn, and a gift box (None: none sold)."""
+    rules, prices = state.rules, expected_prices(state, seat)
+    later = state.turns_left() > 1
+    values = {}
+    for product in rules.products:
+        if colony.sellable(product):
+            values[product] = prices[product]
+        elif product in rules.keeps and later:
+            values[product] = average_prices(rules)[product] * rules.advice["stored_keep_value"]
+        else:
+            values[product] = 0.0
+    gift = None
+    if colony.has_working("catalog_store") and colony.can_trade() and colony.diseases() < rules.max_diseases:
+        gift = float(rules.gift_box_price)
+    return values, gift
+
+
+def best_allocation(state: ColonyState, seat: int) -> dict[str, int]:
+    colony = state.colony(seat)
+    values, gift = _unit_values(state, colony, seat)
+    rooms = {p: colony.room(p) for p in state.rules.products}
+    return allocate(state.rules, colony.output(), rooms, values, gift)
+
+
+# -- expected income of a colony -------------------------------------------------------------
+
+
+def colony_income(state: ColonyState, seat: int, sheet: Sheet) -> float:
+    """Expected $ a turn from ``sheet``'s colony as it stands (dark modules stay dark)."""
+    colony = Colony(state.rules, state.board, sheet)
+    values, gift = _unit_values(state, colony, seat)
+    rooms = {p: colony.capacity(p) for p in state.rules.products}
+    amounts = allocate(state.rules, colony.output(), rooms, values, gift)
+    return allocation_value(state.rules, amounts, values, gift) + colony.income() + _lawsuit_value(state, seat, colony)
+
+
+def _lawsuit_value(state: ColonyState, seat: int, colony: Colony) -> float:
+    if not colony.has_working("law_office") or len(state.players) < 2:
+        return 0.0
+    return max(0.0, lawsuit_expectation(state, seat, max(range(len(state.players)),
+                                                         key=lambda s: -1 if s == seat else state.sheets[s].money)))
+
+
+def powered_income(state: ColonyState, seat: int, sheet: Sheet) -> tuple[float, frozenset[Cell]]:
+    """Expected income after the energy balance: besides the modules dark already, modules
+    turned off one by one, each time the one whose loss costs least, until the rest have energy."""
+    rules = state.rules
+    colony = Colony(rules, state.board, sheet)
+    while colony.shortage():
+        candidates = [c for c, k in sheet.modules if rules.modules[k].uses and c not in sheet.dark]
+        options = []
+        for cell in candidates:
+            trial = Sheet(sheet.money, sheet.modules, sheet.dark | {cell}, sheet.sick, sheet.stock, sheet.ledger)
+            income = colony_income(state, seat, trial) - _habitation_penalty(state, trial)
+            options.append((income, -rules.modules[colony.at[cell]].uses, cell))
+        _, _, cell = max(options)
+        sheet = Sheet(sheet.money, sheet.modules, sheet.dark | {cell}, sheet.sick, sheet.stock, sheet.ledger)
+        colony = Colony(rules, state.board, sheet)
+    return colony_income(state, seat, sheet), sheet.dark
+
+
+def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
+    """What a dark habitation costs: no more building while turns are left to build in."""
+    homes = [c for c, k in sheet.modules if k == "habitation"]
+    if homes and all(c in sheet.dark for c in homes) and state.turns_left() > 1:
+        return float(state.rules.advice["dark_habitation_cost"])
+    return 0.0
+
+
+# -- the abstract colony: module counts, for build plans --------------------------------------
+
+
+def abstract_income(state: ColonyState, seat: int, counts: Counter, lush_herds: int, sick_herds: int) -> float:
+    """Expected $ a turn of a colony given by module counts (every barn and storage next to a
+    plant, as the building rules make them), energy shortages resolved by :data:`SACRIFICE`."""
+    rules = state.rules
+    counts = Counter(counts)
+    made = sum(rules.modules[k].makes * n for k, n in counts.items())
+    used = sum(rules.modules[k].uses * n for k, n in counts.items())
+    if used > made:
+        values = average_prices(rules)
+        storages = sorted((k for k in counts if rules.modules[k].stores),
+                          key=lambda k: values[rules.modules[k].stores])
+        order = list(SACRIFICE) + storages + ["barn", "mega_barn", "space_port", "processing_plant"]
+        for kind in order:
+            while counts[kind] and used > made:
+                counts[kind] -= 1
+                used -= rules.modules[kind].uses
+    trade = counts["space_port"] > 0
+    later = state.turns_left() > 1
+    prices = average_prices(rules)
+    changes = event_price_changes(rules, state.event(seat))
+    values = {}
+    for product in rules.products:
+        price = max(0.0, prices[product] + changes.get(product, 0))
+        values[product] = price if trade else (price * rules.advice["stored_keep_value"]
+                                               if product in rules.keeps and later else 0.0)
+    gift = float(rules.gift_box_price) if trade and counts["catalog_store"] else None
+    herds = sum(rules.modules[k].herds * n for k, n in counts.items())
+    lush = min(lush_herds, herds)
+    healthy = max(0, herds - sick_herds)
+    output = 0
+    if counts["processing_plant"]:
+        output = min(lush, healthy) * rules.lush_barn_output + max(0, healthy - lush) * rules.barn_output
+    rooms = {p: 0 for p in rules.products}
+    for kind, n in counts.items():
+        if rules.modules[kind].stores:
+            rooms[rules.modules[kind].stores] += n * rules.storage_per_module
+    amounts = allocate(rules, output, rooms, values, gift)
+    income = allocation_value(rules, amounts, values, gift)
+    income += sum(rules.modules[k].income * n for k, n in counts.items())
+    if counts["law_office"] and any(sheet.money >= state.rules.lawsuit["minimum_money"]
+                                    for s, sheet in enumerate(state.sheets) if s != seat):
+        income += max(0.0, _suit_value(state))
+    return income
+
+
+def _suit_value(state: ColonyState) -> float:
+    rules = state.rules.lawsuit
+    win = sum(f * rules["win_multiplier"] for f in rules["win_faces"]) / 6
+    return win - len(rules["lost_faces"]) * rules["lost_payment"] / 6
+
+
+class Planner:
+    """Values each kind of module for one player's build step."""
+
+    def __init__(self, state: ColonyState, seat: int):
+        self.state, self.seat, self.rules = state, seat, state.rules
+        colony = state.colony(seat)
+        self.colony = colony
+        self.counts = Counter(k for _, k in colony.sheet.modules)
+        self.lush = sum(self.rules.modules[k].herds for c, k in colony.sheet.modules if c in state.board.pastures)
+        self.sick = sum(self.rules.modules[colony.at[c]].herds for c in colony.sheet.sick)
+        self.turns = state.turns_left()
+        self.money = colony.sheet.money
+        self.base = self.income(self.counts, self.lush)
+
+    def income(self, counts: Counter, lush: int) -> float:
+        return abstract_income(self.state, self.seat, counts, lush, self.sick)
+
+    def cost(self, counts: Counter) -> int:
+        return sum(self.colony.build_cost(k) * n for k, n in counts.items())
+
+    def energy_fix(self, counts: Counter) -> Counter:
+        """Solar panels that cover the energy the colony in ``counts`` lacks."""
+        made = sum(self.rules.modules[k].makes * n for k, n in counts.items())
+        used = sum(self.rules.modules[k].uses * n for k, n in counts.items())
+        solar = self.rules.modules["solar_panel"].makes
+        return Counter({"solar_panel": -(-(used - made) // solar)}) if used > made else Counter()
+
+    def best_storage(self, counts: Counter) -> str:
+        values = average_prices(self.rules)
+        have = {self.rules.modules[k].stores for k in counts if self.rules.modules[k].stores}
+        options = [k for k, m in self.rules.modules.items() if m.stores and m.stores not in have] or \
+            [k for k, m in self.rules.modules.items() if m.stores]
+        return max(options, key=lambda k: values[self.rules.modules[k].stores])
+
+    def value(self, kind: str, lush: bool = False) -> dict:
+        """Figures of building one ``kind`` now: per-turn income change (alone, or with the
+        cheapest completing set), over the turns left, and net of the prices paid."""
+        added = Counter({kind: 1})
+        herds = self.rules.modules[kind].herds if lush else 0
+        alone = self.income(self.counts + added, self.lush + herds) - self.base
+        plans = [(alone * self.turns - self.colony.build_cost(kind), alone, Counter())]
+        extra = self.energy_fix(self.counts + added)
+        complete = Counter(k for k in CORE if not (self.counts + added)[k])
+        if not any(self.rules.modules[k].stores for k in self.counts + added):
+            complete[self.best_storage(self.counts + added)] += 1
+        builds_left = self.rules.builds_per_turn - self.state.built
+        for partners, soon in ((extra, True), (complete + self.energy_fix(self.counts + added + complete), False)):
+            if not partners:
+                continue
+            total = self.counts + added + partners
+            gain = self.income(total, self.lush + herds) - self.base
+            price = self.colony.build_cost(kind) + self.cost(partners)
+            if soon and (price > self.money or sum(partners.values()) >= builds_left):
+                continue
+            if price <= self.money + max(0.0, self.base) * 3:
+                plans.append((gain * self.turns - price, gain, partners))
+        net, gain, partners = max(plans, key=lambda p: p[0])
+        module = self.rules.modules[kind]
+        return {"net": round(net, 2), "income_per_turn": round(gain, 2),
+                "expected_income": round(gain * self.turns, 2), "cost": self.colony.build_cost(kind),
+                "energy": module.makes - module.uses, "production": module.herds * (
+                    self.rules.lush_barn_output if lush else self.rules.barn_output),
+                "storage": self.rules.storage_per_module if module.stores else 0,
+                "with": sorted(partners.elements())}
+
+
+def _placement_bonus(state: ColonyState, seat: int, kind: str, cell: Cell) -> float:
+    """A small tie-break between spaces: plants want free space around them, other modules
+    keep clear of the spaces next to a plant, and squares are used before octagons."""
+    board, colony = state.board, state.colony(seat)
+    occupied = state.occupied()
+    module = state.rules.modules[kind]
+    free = sum(1 for n in board.neighbours[cell] if n not in occupied)
+    if kind == "processing_plant":
+        return 0.1 * free
+    if kind == "start_up":
+        area = board.near(cell, 3)
+        return 0.01 * len(board.near(cell, 2)) + 0.02 * len(area & board.pastures) + 0.02 * len(area & board.faults)
+    near_plant = any(colony.at.get(n) == "processing_plant" for n in board.neighbours[cell])
+    shape = 0.05 if cell not in board.octagons else 0.0
+    if module.stores or module.herds:
+        return shape + (0.05 if cell in board.pastures and module.herds else 0.0)
+    return shape - (0.1 if near_plant else 0.0)
+
+
+def _build_reason(state: ColonyState, kind: str, figures: dict) -> str:
+    name = state.rules.modules[kind].name
+    if figures["with"]:
+        partners = ", ".join(state.rules.modules[k].name for k in figures["with"])
+        return (f"{name} with {partners} adds about ${figures['income_per_turn']:.1f} a turn: "
+                f"${figures['net']:.0f} net over {state.turns_left()} turns")
+    if figures["income_per_turn"] <= 0:
+        return f"{name} adds no income now (${figures['cost']})"
+    return f"{name} adds about ${figures['income_per_turn']:.1f} a turn: ${figures['net']:.0f} net over " \
+           f"{state.turns_left()} turns"
+
+
+def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    planner = Planner(state, seat)
+    values: dict[tuple[str, bool], dict] = {}
+    suggestions = []
+    for move in state.legal_moves():
+        if move.kind != "build":
+            continue
+        kind = move["module"]
+        cell = _cell(state, move["space"])
+        lush = cell in state.board.pastures and state.rules.modules[kind].herds > 0
+        if (kind, lush) not in values:
+            values[kind, lush] = planner.value(kind, lush)
+        figures = dict(values[kind, lush])
+        score = figures["net"] + _placement_bonus(state, seat, kind, cell)
+        if kind == "start_up":
+            score = 1000 + _placement_bonus(state, seat, kind, cell)
+        figures["score"] = round(score, 3)
+        suggestions.append(Suggestion(move, state.describe(move), figures, _build_reason(state, kind, figures)))
+    end = Move.make("end_build")
+    suggestions.append(Suggestion(end, state.describe(end), {"net": 0.0, "score": 0.0},
+                                  "keep the money: no module pays for itself in the turns left"))
+    return sorted(suggestions, key=lambda s: -s.advice["score"])
+
+
+def _cell(state: ColonyState, name: str) -> Cell:
+    from companion.games.space_colony_cheeses import parse_space
+    return parse_space(state.board, name)
+
+
+def _best_build(state: ColonyState, seat: int) -> Move:
+    """The top build without figuring every placement: the best kind, then its best space."""
+    planner = Planner(state, seat)
+    best, best_score = Move.make("end_build"), 0.0
+    for kind in state.rules.modules:
+        if planner.colony.build_cost(kind) > planner.money:
+            continue
+        spaces = state.build_spaces(seat, kind)
+        if not spaces:
+            continue
+        for lush in ({c in state.board.pastures for c in spaces} if state.rules.modules[kind].herds else {False}):
+            figures = planner.value(kind, lush)
+            pool = [c for c in spaces if (c in state.board.pastures) == lush] if state.rules.modules[kind].herds \
+                else spaces
+            cell = max(pool, key=lambda c: (_placement_bonus(state, seat, kind, c), [-x for x in c]))
+            score = 1000.0 if kind == "start_up" else figures["net"]
+            score += _placement_bonus(state, seat, kind, cell)
+            if score > best_score:
+                best, best_score = Move.make("build", module=kind, space=space_name(cell)), score
+    return best
+
+
+# -- the other steps -------------------------------------------------------------------------
+
+
+def lawsuit_expectation(state: ColonyState, seat: int, defendant: int) -> float:
+    """The plaintiff's expected $ from suing ``defendant`` (wins capped by what they have)."""
+    rules = state.rules.lawsuit
+    money = state.sheets[defendant].money
+    win = sum(min(f * rules["win_multiplier"], money) for f in rules["win_faces"]) / 6
+    lose = sum(min(rules["lost_payment"], state.sheets[seat].money) for _ in rules["lost_faces"]) / 6
+    return win - lose
+
+
+def _energy_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    sheet = state.sheets[seat]
+    suggestions = []
+    for move in state.legal_moves():
+        cell = _cell(state, move["space"])
+        trial = Sheet(sheet.money, sheet.modules, sheet.dark | {cell}, sheet.sick, sheet.stock, sheet.ledger)
+        income, dark = powered_income(state, seat, trial)
+        income -= _habitation_penalty(state, replace(trial, dark=dark))
+        module = state.rules.modules[sheet.colony[cell]]
+        figures = {"income_per_turn": round(income, 2), "energy_saved": module.uses}
+        reason = f"{module.name} off: about ${income:.1f} a turn still comes in"
+        suggestions.append(Suggestion(move, state.describe(move), figures, reason))
+    return sorted(suggestions, key=lambda s: (-s.advice["income_per_turn"], s.advice["energy_saved"]))
+
+
+def _production_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    colony = state.colony(seat)
+    values, gift = _unit_values(state, colony, seat)
+    suggestions = []
+    for move in state.legal_moves():
+        amounts = {p: n for p, n in move.params}
+        value = allocation_value(state.rules, amounts, values, gift)
+        figures = {"expected_sales": round(value, 2), "units": sum(amounts.values()), "output": colony.output()}
+        lost = colony.output() - figures["units"]
+        reason = f"expected ${value:.1f} at average prices" + (f"; {lost} units find no storage" if lost else "")
+        suggestions.append(Suggestion(move, state.describe(move), figures, reason))
+    return sorted(suggestions, key=lambda s: -s.advice["expected_sales"])
+
+
+def _gift_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    prices = expected_prices(state, seat)
+    apart = prices["cheese"] + prices["beef"]
+    box = state.rules.gift_box_price
+    suggestions = []
+    for move in state.legal_moves():
+        count = move["count"]
+        gain = count * (box - apart)
+        figures = {"expected_gain": round(gain, 2), "boxes": count}
+        reason = f"a box brings ${box}, its cheese and beef about ${apart:.1f} sold apart"
+        suggestions.append(Suggestion(move, state.describe(move), figures, reason))
+    return sorted(suggestions, key=lambda s: -s.advice["expected_gain"])
+
+
+def _sales_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    later = state.turns_left() > 1
+    averages = average_prices(state.rules)
+    suggestions = []
+    for move in state.legal_moves():
+        now = sum(n * state.price(seat, p) for p, n in move.params)
+        stock = dict(zip(state.rules.products, state.sheets[seat].stock))
+        sold = dict(move.params)
+        kept = {p: stock[p] - sold.get(p, 0) for p in state._kept_for_sale(seat)}
+        keep_value = sum(n * averages[p] for p, n in kept.items()) if later else 0.0
+        figures = {"sales_now": now, "kept_value": round(keep_value, 2), "expected": round(now + keep_value, 2)}
+        reason = f"${now} now" + (f", kept goods worth about ${keep_value:.1f} later" if keep_value else "")
+        suggestions.append(Suggestion(move, state.describe(move), figures, reason))
+    return sorted(suggestions, key=lambda s: (-s.advice["expected"], -s.advice["sales_now"]))
+
+
+def _lawsuit_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    suggestions = []
+    for move in state.legal_moves():
+        if move.kind == "no_lawsuit":
+            figures, reason = {"expected": 0.0}, "no risk, no gain"
+        else:
+            other = state.players.index(move["defendant"])
+            value = lawsuit_expectation(state, seat, other)
+            figures = {"expected": round(value, 2), "defendant_money": state.sheets[other].money}
+            reason = f"expected +${value:.1f} for you, -${value + 25 / 6:.1f} for {move['defendant']}"
+        suggestions.append(Suggestion(move, state.describe(move), figures, reason))
+    return sorted(suggestions, key=lambda s: (-s.advice["expected"], -s.advice.get("defendant_money", 0)))
+
+
+def _move_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    base, _ = powered_income(state, seat, state.sheets[seat])
+    sheet, colony = state.sheets[seat], state.colony(seat)
+    suggestions = [Suggestion(Move.make("skip_move"), "move no module", {"net": 0.0}, "nothing to gain by moving")]
+    for move in state.legal_moves():
+        if move.kind != "relocate":
+            continue
+        source, target = _cell(state, move["source"]), _cell(state, move["target"])
+        kind = colony.at[source]
+        modules = tuple(sorted({**{c: k for c, k in colony.at.items() if c != source}, target: kind}.items()))
+        moved = Sheet(sheet.money, modules, frozenset(), frozenset(target if c == source else c for c in sheet.sick),
+                      sheet.stock, sheet.ledger)
+        income, _ = powered_income(state, seat, moved)
+        gain = (income - base) * state.turns_left() - colony.move_cost(kind)
+        figures = {"net": round(gain, 2), "income_per_turn": round(income - base, 2), "cost": colony.move_cost(kind)}
+        reason = f"${income - base:+.1f} a turn for ${colony.move_cost(kind)}"
+        suggestions.append(Suggestion(move, state.describe(move), figures, reason))
+    return sorted(suggestions, key=lambda s: -s.advice["net"])
+
+
+def advise(state: ColonyState) -> list[Suggestion]:
+    """The legal moves, best first, each with figures and a one-line reason."""
+    if state.is_terminal() or state.dice_to_roll() is not None:
+        return []
+    seat = state.seat
+    handler = {"move": _move_suggestions, "build": _build_suggestions, "energy": _energy_suggestions,
+               "production": _production_suggestions, "gift_boxes": _gift_suggestions,
+               "sales": _sales_suggestions, "lawsuit": _lawsuit_suggestions}[state.stage]
+    return handler(state, seat)
+
+
+def best_move(state: ColonyState) -> Move | None:
+    """The top suggestion, found without figuring every placement in the build and move steps."""
+    if state.is_terminal() or state.dice_to_roll() is not None:
+        return None
+    seat = state.seat
+    if state.stage == "build":
+        return _best_build(state, seat)
+    if state.stage == "production":
+        return Move.make("allocate", **best_allocation(state, seat))
+    suggestions = advise(state)
+    return suggestions[0].move if suggestions else None

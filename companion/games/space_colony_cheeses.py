@@ -1110,7 +1110,7 @@ class ColonyState(GameState):
         sheets = list(self.sheets)
         sheets[seat] = sheet.with_stock(stock).pay(total, "sales")
         text = f"{self.current_player} sells {', '.join(sold)}: ${total}" if sold else \
-            f"{self.current_player} keeps the leather and manure"
+            f"{self.current_player} sells no leather or manure this turn"
         return replace(self, sheets=tuple(sheets), log=(text,))._next_actor()
 
     def _do_sue(self, seat: int, move: Move) -> ColonyState:
@@ -1191,7 +1191,7 @@ class ColonyState(GameState):
             return f"sell {move.get('count')} gift boxes"
         if kind == "sell":
             sold = ", ".join(f"{n} {rules.product_name(p)}" for p, n in move.params if n)
-            return f"sell {sold}" if sold else "keep the leather and manure"
+            return f"sell {sold}" if sold else "sell none (keep them for a later turn)"
         if kind == "sue":
             return f"sue {move.get('defendant')}"
         return {"skip_move": "move no module", "end_build": "build nothing more this turn",

@@ -18,10 +18,10 @@ lives in ``space_colony_cheeses_advice``.
 from __future__ import annotations
 
 import tomllib
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -281,11 +281,23 @@ class Sheet:
 
 
 class Colony:
-    """Questions about one sheet's colony under the rules (what works, makes, stores)."""
+    """Questions about one sheet's colony under the rules (what works, makes, stores);
+    the counts are worked out once, as a sheet never changes."""
 
     def __init__(self, rules: Rules, board: Board, sheet: Sheet):
         self.rules, self.board, self.sheet = rules, board, sheet
         self.at = sheet.colony
+        modules = rules.modules
+        self.working_kinds = Counter(k for c, k in sheet.modules if c not in sheet.dark)
+        self.storage_all = Counter()
+        self.storage_working = Counter()
+        for cell, kind in sheet.modules:
+            stores = modules[kind].stores
+            if stores:
+                self.storage_all[stores] += rules.storage_per_module
+                if cell not in sheet.dark:
+                    self.storage_working[stores] += rules.storage_per_module
+        self._output: int | None = None
 
     def kind(self, cell: Cell) -> ModuleType:
         return self.rules.modules[self.at[cell]]
@@ -297,7 +309,7 @@ class Colony:
         return cell not in self.sheet.dark
 
     def has_working(self, kind: str) -> bool:
-        return any(self.working(c) for c in self.cells_of(kind))
+        return self.working_kinds[kind] > 0
 
     def linked(self, cell: Cell) -> set[Cell]:
         return linked_cells(self.board, self.rules, self.at, cell)
@@ -306,7 +318,7 @@ class Colony:
         return sum(self.rules.modules[k].makes for _, k in self.sheet.modules)
 
     def energy_used(self) -> int:
-        return sum(self.rules.modules[k].uses for c, k in self.sheet.modules if c not in self.sheet.dark)
+        return sum(self.rules.modules[k].uses * n for k, n in self.working_kinds.items())
 
     def shortage(self) -> int:
         return max(0, self.energy_used() - self.energy_made())
@@ -326,29 +338,25 @@ class Colony:
         return kind.herds * per_herd
 
     def output(self) -> int:
-        return sum(self.barn_output(c) for c in self.cells_of(*self.barn_kinds()))
-
-    def barn_kinds(self) -> tuple[str, ...]:
-        return tuple(k for k, m in self.rules.modules.items() if m.herds)
+        if self._output is None:
+            self._output = sum(self.barn_output(c) for c, k in self.sheet.modules if self.rules.modules[k].herds)
+        return self._output
 
     def capacity(self, product: str, working_only: bool = True) -> int:
-        return self.rules.storage_per_module * sum(
-            1 for c, k in self.sheet.modules
-            if self.rules.modules[k].stores == product and (not working_only or self.working(c)))
+        return (self.storage_working if working_only else self.storage_all)[product]
 
     def room(self, product: str) -> int:
         index = self.rules.products.index(product)
         return max(0, self.capacity(product) - self.sheet.stock[index])
 
     def enough_domes(self) -> bool:
-        domes = sum(1 for c in self.cells_of("pasture_dome") if self.working(c))
-        return domes * self.rules.barns_per_dome >= self.herds()
+        return self.working_kinds["pasture_dome"] * self.rules.barns_per_dome >= self.herds()
 
     def diseases(self) -> int:
         return len(self.sheet.sick)
 
     def healthy_barns(self) -> list[Cell]:
-        return [c for c in self.cells_of(*self.barn_kinds()) if c not in self.sheet.sick]
+        return [c for c, k in self.sheet.modules if self.rules.modules[k].herds and c not in self.sheet.sick]
 
     def can_trade(self) -> bool:
         return self.has_working("space_port")
@@ -365,7 +373,7 @@ class Colony:
         return min(stock["cheese"], stock["beef"])
 
     def income(self) -> int:
-        return sum(self.rules.modules[k].income for c, k in self.sheet.modules if self.working(c))
+        return sum(self.rules.modules[k].income * n for k, n in self.working_kinds.items())
 
     def build_cost(self, kind: str) -> int:
         discount = self.rules.construction_discount if self.has_working("construction") else 0
@@ -490,8 +498,12 @@ class ColonyState(GameState):
     def price_rolls(self) -> str:
         return dict(self.options)["price_rolls"]
 
+    @cached_property
+    def _colonies(self) -> tuple[Colony, ...]:
+        return tuple(Colony(self.rules, self.board, sheet) for sheet in self.sheets)
+
     def colony(self, seat: int) -> Colony:
-        return Colony(self.rules, self.board, self.sheets[seat])
+        return self._colonies[seat]
 
     @property
     def seat(self) -> int | None:
@@ -531,8 +543,13 @@ class ColonyState(GameState):
         change = event_price_changes(self.rules, self.event(seat)).get(product, 0)
         return max(0, base_price(self.rules, product, faces[index]) + change)
 
-    def occupied(self) -> dict[Cell, int]:
+    @cached_property
+    def _occupied(self) -> dict[Cell, int]:
         return {cell: seat for seat, sheet in enumerate(self.sheets) for cell, _ in sheet.modules}
+
+    def occupied(self) -> Mapping[Cell, int]:
+        """Every module's space with its owner's seat (do not change it: it is shared)."""
+        return self._occupied
 
     def _need(self, seat: int) -> str | None:
         """``"roll"``, ``"decide"`` or None: what ``seat`` must do in the current step."""

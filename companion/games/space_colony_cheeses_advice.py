@@ -56,7 +56,14 @@ def expected_prices(state: ColonyState, seat: int) -> dict[str, float]:
 
 
 def average_prices(rules: Rules) -> dict[str, float]:
-    return {p: sum(base_price(rules, p, f) for f in range(1, 7)) / 6 for p in rules.products}
+    """The average price a die gives each product (leather after its cap, manure fixed)."""
+    key = id(rules)
+    if key not in _AVERAGES:
+        _AVERAGES[key] = {p: sum(base_price(rules, p, f) for f in range(1, 7)) / 6 for p in rules.products}
+    return _AVERAGES[key]
+
+
+_AVERAGES: dict[int, dict[str, float]] = {}
 
 
 # -- production ------------------------------------------------------------------------------
@@ -117,13 +124,19 @@ def best_allocation(state: ColonyState, seat: int) -> dict[str, int]:
 # -- expected income of a colony -------------------------------------------------------------
 
 
-def colony_income(state: ColonyState, seat: int, sheet: Sheet) -> float:
-    """Expected $ a turn from ``sheet``'s colony as it stands (dark modules stay dark)."""
+def colony_income(state: ColonyState, seat: int, sheet: Sheet,
+                  values: tuple[dict[str, float], float | None] | None = None) -> float:
+    """Expected $ a turn from ``sheet``'s colony as it stands (dark modules stay dark);
+    ``values``: the unit values of :func:`_unit_values` when the caller has them."""
     colony = Colony(state.rules, state.board, sheet)
-    values, gift = _unit_values(state, colony, seat)
+    unit, gift = values if values is not None else _unit_values(state, colony, seat)
+    if not colony.can_trade() or colony.diseases() >= state.rules.max_diseases:
+        unit, gift = _unit_values(state, colony, seat)
+    elif not colony.has_working("catalog_store"):
+        gift = None
     rooms = {p: colony.capacity(p) for p in state.rules.products}
-    amounts = allocate(state.rules, colony.output(), rooms, values, gift)
-    return allocation_value(state.rules, amounts, values, gift) + colony.income() + _lawsuit_value(state, seat, colony)
+    amounts = allocate(state.rules, colony.output(), rooms, unit, gift)
+    return allocation_value(state.rules, amounts, unit, gift) + colony.income() + _lawsuit_value(state, seat, colony)
 
 
 def _lawsuit_value(state: ColonyState, seat: int, colony: Colony) -> float:
@@ -138,17 +151,25 @@ def powered_income(state: ColonyState, seat: int, sheet: Sheet) -> tuple[float, 
     turned off one by one, each time the one whose loss costs least, until the rest have energy."""
     rules = state.rules
     colony = Colony(rules, state.board, sheet)
+    values = _unit_values(state, Colony(rules, state.board, replace(sheet, dark=frozenset())), seat)
     while colony.shortage():
-        candidates = [c for c, k in sheet.modules if rules.modules[k].uses and c not in sheet.dark]
-        options = []
-        for cell in candidates:
-            trial = Sheet(sheet.money, sheet.modules, sheet.dark | {cell}, sheet.sick, sheet.stock, sheet.ledger)
-            income = colony_income(state, seat, trial) - _habitation_penalty(state, trial)
-            options.append((income, -rules.modules[colony.at[cell]].uses, cell))
-        _, _, cell = max(options)
-        sheet = Sheet(sheet.money, sheet.modules, sheet.dark | {cell}, sheet.sick, sheet.stock, sheet.ledger)
+        cell = _cheapest_to_turn_off(state, seat, sheet, values)
+        sheet = replace(sheet, dark=sheet.dark | {cell})
         colony = Colony(rules, state.board, sheet)
-    return colony_income(state, seat, sheet), sheet.dark
+    return colony_income(state, seat, sheet, values), sheet.dark
+
+
+def _cheapest_to_turn_off(state: ColonyState, seat: int, sheet: Sheet, values) -> Cell:
+    """The lit module whose going dark loses the least expected income (habitations last)."""
+    rules = state.rules
+    options = []
+    for cell, kind in sheet.modules:
+        if not rules.modules[kind].uses or cell in sheet.dark:
+            continue
+        trial = replace(sheet, dark=sheet.dark | {cell})
+        income = colony_income(state, seat, trial, values) - _habitation_penalty(state, trial)
+        options.append((income, -rules.modules[kind].uses, cell))
+    return max(options)[2]
 
 
 def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
@@ -162,13 +183,14 @@ def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
 # -- the abstract colony: module counts, for build plans --------------------------------------
 
 
-def abstract_income(state: ColonyState, seat: int, counts: Counter, lush_herds: int, sick_herds: int) -> float:
+def abstract_income(state: ColonyState, seat: int, counts: Mapping[str, int], lush_herds: int,
+                    sick_herds: int) -> float:
     """Expected $ a turn of a colony given by module counts (every barn and storage next to a
     plant, as the building rules make them), energy shortages resolved by :data:`SACRIFICE`."""
     rules = state.rules
-    counts = Counter(counts)
     made = sum(rules.modules[k].makes * n for k, n in counts.items())
     used = sum(rules.modules[k].uses * n for k, n in counts.items())
+    counts = Counter(counts)
     if used > made:
         values = average_prices(rules)
         storages = sorted((k for k in counts if rules.modules[k].stores),
@@ -213,6 +235,13 @@ def _suit_value(state: ColonyState) -> float:
     return win - len(rules["lost_faces"]) * rules["lost_payment"] / 6
 
 
+def _plus(counts: Mapping[str, int], more: Mapping[str, int]) -> dict[str, int]:
+    total = dict(counts)
+    for kind, n in more.items():
+        total[kind] = total.get(kind, 0) + n
+    return total
+
+
 class Planner:
     """Values each kind of module for one player's build step."""
 
@@ -220,27 +249,41 @@ class Planner:
         self.state, self.seat, self.rules = state, seat, state.rules
         colony = state.colony(seat)
         self.colony = colony
-        self.counts = Counter(k for _, k in colony.sheet.modules)
+        self.counts = dict(Counter(k for _, k in colony.sheet.modules))
         self.lush = sum(self.rules.modules[k].herds for c, k in colony.sheet.modules if c in state.board.pastures)
         self.sick = sum(self.rules.modules[colony.at[c]].herds for c in colony.sheet.sick)
         self.turns = state.turns_left()
         self.money = colony.sheet.money
+        self.memo: dict[tuple, float] = {}
         self.base = self.income(self.counts, self.lush)
 
-    def income(self, counts: Counter, lush: int) -> float:
-        return abstract_income(self.state, self.seat, counts, lush, self.sick)
+    def possible(self, kind: str) -> bool:
+        """False for a kind the building rules surely refuse now (quick test before the map)."""
+        module = self.rules.modules[kind]
+        if not self.counts or kind == "start_up":
+            return not self.counts and kind == "start_up"
+        if module.stores or module.herds:
+            return self.counts.get("processing_plant", 0) > 0
+        if kind == "pasture_dome":
+            return any(self.rules.modules[k].herds for k in self.counts)
+        return True
 
-    def cost(self, counts: Counter) -> int:
+    def income(self, counts: Mapping[str, int], lush: int) -> float:
+        key = (tuple(sorted((k, n) for k, n in counts.items() if n)), lush)
+        if key not in self.memo:
+            self.memo[key] = abstract_income(self.state, self.seat, counts, lush, self.sick)
+        return self.memo[key]
+
+    def cost(self, counts: Mapping[str, int]) -> int:
         return sum(self.colony.build_cost(k) * n for k, n in counts.items())
 
-    def energy_fix(self, counts: Counter) -> Counter:
+    def energy_fix(self, counts: Mapping[str, int]) -> dict[str, int]:
         """Solar panels that cover the energy the colony in ``counts`` lacks."""
-        made = sum(self.rules.modules[k].makes * n for k, n in counts.items())
-        used = sum(self.rules.modules[k].uses * n for k, n in counts.items())
-        solar = self.rules.modules["solar_panel"].makes
-        return Counter({"solar_panel": -(-(used - made) // solar)}) if used > made else Counter()
+        modules = self.rules.modules
+        short = sum((modules[k].uses - modules[k].makes) * n for k, n in counts.items())
+        return {"solar_panel": -(-short // modules["solar_panel"].makes)} if short > 0 else {}
 
-    def best_storage(self, counts: Counter) -> str:
+    def best_storage(self, counts: Mapping[str, int]) -> str:
         values = average_prices(self.rules)
         have = {self.rules.modules[k].stores for k in counts if self.rules.modules[k].stores}
         options = [k for k, m in self.rules.modules.items() if m.stores and m.stores not in have] or \
@@ -248,35 +291,53 @@ class Planner:
         return max(options, key=lambda k: values[self.rules.modules[k].stores])
 
     def value(self, kind: str, lush: bool = False) -> dict:
-        """Figures of building one ``kind`` now: per-turn income change (alone, or with the
-        cheapest completing set), over the turns left, and net of the prices paid."""
-        added = Counter({kind: 1})
-        herds = self.rules.modules[kind].herds if lush else 0
-        alone = self.income(self.counts + added, self.lush + herds) - self.base
-        plans = [(alone * self.turns - self.colony.build_cost(kind), alone, Counter())]
-        extra = self.energy_fix(self.counts + added)
-        complete = Counter(k for k in CORE if not (self.counts + added)[k])
-        if not any(self.rules.modules[k].stores for k in self.counts + added):
-            complete[self.best_storage(self.counts + added)] += 1
+        """Figures of building one ``kind`` now: per-turn income change (alone, with the solar
+        panels its energy needs, or with the cheapest set completing the colony's core), over
+        the turns left, and net of the prices paid."""
+        module = self.rules.modules[kind]
+        herds = module.herds if lush else 0
+        if module.stores and self.storage_idle(module.stores):
+            return self.figures(module, lush, -float(self.colony.build_cost(kind)), 0.0, {})
+        after = _plus(self.counts, {kind: 1})
+        alone = self.income(after, self.lush + herds) - self.base
+        cost = self.colony.build_cost(kind)
+        plans = [(alone * self.turns - cost, alone, {})]
+        complete = {k: 1 for k in CORE if not after.get(k)}
+        if not any(self.rules.modules[k].stores for k in after):
+            complete[self.best_storage(after)] = 1
         builds_left = self.rules.builds_per_turn - self.state.built
-        for partners, soon in ((extra, True), (complete + self.energy_fix(self.counts + added + complete), False)):
+        for partners, soon in ((self.energy_fix(after), True),
+                               (_plus(complete, self.energy_fix(_plus(after, complete))), False)):
             if not partners:
                 continue
-            total = self.counts + added + partners
-            gain = self.income(total, self.lush + herds) - self.base
-            price = self.colony.build_cost(kind) + self.cost(partners)
+            price = cost + self.cost(partners)
             if soon and (price > self.money or sum(partners.values()) >= builds_left):
                 continue
             if price <= self.money + max(0.0, self.base) * 3:
+                gain = self.income(_plus(after, partners), self.lush + herds) - self.base
                 plans.append((gain * self.turns - price, gain, partners))
         net, gain, partners = max(plans, key=lambda p: p[0])
-        module = self.rules.modules[kind]
+        return self.figures(module, lush, net, gain, partners)
+
+    def figures(self, module, lush: bool, net: float, gain: float, partners: Mapping[str, int]) -> dict:
         return {"net": round(net, 2), "income_per_turn": round(gain, 2),
-                "expected_income": round(gain * self.turns, 2), "cost": self.colony.build_cost(kind),
+                "expected_income": round(gain * self.turns, 2), "cost": self.colony.build_cost(module.key),
                 "energy": module.makes - module.uses, "production": module.herds * (
                     self.rules.lush_barn_output if lush else self.rules.barn_output),
                 "storage": self.rules.storage_per_module if module.stores else 0,
-                "with": sorted(partners.elements())}
+                "with": sorted(k for k, n in partners.items() for _ in range(n))}
+
+    def storage_idle(self, product: str) -> bool:
+        """True when more storage for ``product`` cannot earn: the colony's herds already fit in
+        storage for products at least as dear, and it is not half of a gift box the colony sells."""
+        if self.counts.get("catalog_store") and product in ("cheese", "beef"):
+            return False
+        modules, prices = self.rules.modules, average_prices(self.rules)
+        herds = sum(modules[k].herds * n for k, n in self.counts.items())
+        most = herds * self.rules.lush_barn_output
+        room = sum(self.rules.storage_per_module * n for k, n in self.counts.items()
+                   if modules[k].stores and prices[modules[k].stores] >= prices[product])
+        return self.counts.get("processing_plant", 0) > 0 and most <= room
 
 
 def _placement_bonus(state: ColonyState, seat: int, kind: str, cell: Cell) -> float:
@@ -340,25 +401,26 @@ def _cell(state: ColonyState, name: str) -> Cell:
 
 
 def _best_build(state: ColonyState, seat: int) -> Move:
-    """The top build without figuring every placement: the best kind, then its best space."""
+    """The top build without figuring every placement: kinds by their value, best first;
+    the first with a legal space, built on its best space."""
     planner = Planner(state, seat)
-    best, best_score = Move.make("end_build"), 0.0
-    for kind in state.rules.modules:
-        if planner.colony.build_cost(kind) > planner.money:
+    pastures = state.board.pastures
+    ranked = []
+    for kind, module in state.rules.modules.items():
+        if planner.colony.build_cost(kind) > planner.money or not planner.possible(kind):
             continue
+        for lush in ((True, False) if module.herds else (False,)):
+            score = 1000.0 if kind == "start_up" else planner.value(kind, lush)["net"]
+            if score > 0:
+                ranked.append((score, kind, lush))
+    for _, kind, lush in sorted(ranked, key=lambda r: -r[0]):
         spaces = state.build_spaces(seat, kind)
-        if not spaces:
-            continue
-        for lush in ({c in state.board.pastures for c in spaces} if state.rules.modules[kind].herds else {False}):
-            figures = planner.value(kind, lush)
-            pool = [c for c in spaces if (c in state.board.pastures) == lush] if state.rules.modules[kind].herds \
-                else spaces
-            cell = max(pool, key=lambda c: (_placement_bonus(state, seat, kind, c), [-x for x in c]))
-            score = 1000.0 if kind == "start_up" else figures["net"]
-            score += _placement_bonus(state, seat, kind, cell)
-            if score > best_score:
-                best, best_score = Move.make("build", module=kind, space=space_name(cell)), score
-    return best
+        if state.rules.modules[kind].herds:
+            spaces = [c for c in spaces if (c in pastures) == lush]
+        if spaces:
+            cell = max(spaces, key=lambda c: (_placement_bonus(state, seat, kind, c), [-x for x in c]))
+            return Move.make("build", module=kind, space=space_name(cell))
+    return Move.make("end_build")
 
 
 # -- the other steps -------------------------------------------------------------------------
@@ -374,11 +436,14 @@ def lawsuit_expectation(state: ColonyState, seat: int, defendant: int) -> float:
 
 
 def _energy_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
+    """Each module that may go dark, with the income left once the shortage is covered by
+    turning off the cheapest modules after it."""
     sheet = state.sheets[seat]
+    values = _unit_values(state, Colony(state.rules, state.board, replace(sheet, dark=frozenset())), seat)
     suggestions = []
     for move in state.legal_moves():
         cell = _cell(state, move["space"])
-        trial = Sheet(sheet.money, sheet.modules, sheet.dark | {cell}, sheet.sick, sheet.stock, sheet.ledger)
+        trial = replace(sheet, dark=sheet.dark | {cell})
         income, dark = powered_income(state, seat, trial)
         income -= _habitation_penalty(state, replace(trial, dark=dark))
         module = state.rules.modules[sheet.colony[cell]]
@@ -486,5 +551,9 @@ def best_move(state: ColonyState) -> Move | None:
         return _best_build(state, seat)
     if state.stage == "production":
         return Move.make("allocate", **best_allocation(state, seat))
+    if state.stage == "energy":
+        sheet = state.sheets[seat]
+        values = _unit_values(state, Colony(state.rules, state.board, replace(sheet, dark=frozenset())), seat)
+        return Move.make("turn_off", space=space_name(_cheapest_to_turn_off(state, seat, sheet, values)))
     suggestions = advise(state)
     return suggestions[0].move if suggestions else None

@@ -359,8 +359,12 @@ def _placement_bonus(state: ColonyState, seat: int, kind: str, cell: Cell) -> fl
     return shape - (0.1 if near_plant else 0.0)
 
 
-def _build_reason(state: ColonyState, kind: str, figures: dict) -> str:
+def _build_reason(state: ColonyState, kind: str, figures: dict, cell: Cell) -> str:
     name = state.rules.modules[kind].name
+    if kind == "start_up":
+        area = state.board.near(cell, 3)
+        return (f"room to grow: {len(area & state.board.pastures)} lush pastures and "
+                f"{len(area & state.board.faults)} fault-line spaces within 3 spaces")
     if figures["with"]:
         partners = ", ".join(state.rules.modules[k].name for k in figures["with"])
         return (f"{name} with {partners} adds about ${figures['income_per_turn']:.1f} a turn: "
@@ -388,7 +392,7 @@ def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
         if kind == "start_up":
             score = 1000 + _placement_bonus(state, seat, kind, cell)
         figures["score"] = round(score, 3)
-        suggestions.append(Suggestion(move, state.describe(move), figures, _build_reason(state, kind, figures)))
+        suggestions.append(Suggestion(move, state.describe(move), figures, _build_reason(state, kind, figures, cell)))
     end = Move.make("end_build")
     suggestions.append(Suggestion(end, state.describe(end), {"net": 0.0, "score": 0.0},
                                   "keep the money: no module pays for itself in the turns left"))
@@ -439,7 +443,6 @@ def _energy_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
     """Each module that may go dark, with the income left once the shortage is covered by
     turning off the cheapest modules after it."""
     sheet = state.sheets[seat]
-    values = _unit_values(state, Colony(state.rules, state.board, replace(sheet, dark=frozenset())), seat)
     suggestions = []
     for move in state.legal_moves():
         cell = _cell(state, move["space"])

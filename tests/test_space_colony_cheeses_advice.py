@@ -60,9 +60,13 @@ def test_the_first_module_advised_is_the_start_up():
 
 def test_in_the_last_turn_only_what_pays_at_once_is_built():
     state = make_state(ann=sheet(dict(ANN, D3="solar_panel"), money=30), turn=15)
-    top = GAME.advise(state)[0]
-    assert top.move["module"] == "barn" and top.advice["net"] == pytest.approx(17.5 - 10, abs=0.01)
-    lab = next(s for s in GAME.advise(state) if s.move.kind == "build" and s.move["module"] == "cheese_lab")
+    suggestions = GAME.advise(state)
+    barn = next(s for s in suggestions if s.move.kind == "build" and s.move["module"] == "barn")
+    assert barn.advice["net"] == pytest.approx(17.5 - 10, abs=0.01)
+    mega = next(s for s in suggestions if s.move.kind == "build" and s.move["module"] == "mega_barn")
+    assert mega.advice["with"] == ["milk_storage"] and mega.advice["net"] == pytest.approx(10 * 3.5 - 20 - 5, abs=0.01)
+    assert suggestions[0].move["module"] == "mega_barn"
+    lab = next(s for s in suggestions if s.move.kind == "build" and s.move["module"] == "cheese_lab")
     assert lab.advice["net"] == pytest.approx(4 - 25, abs=0.01)
     poor = make_state(ann=sheet(dict(ANN, D3="solar_panel"), money=9), turn=15)
     assert GAME.advise(poor)[0].move.kind == "end_build" and GAME.best_move(poor).kind == "end_build"

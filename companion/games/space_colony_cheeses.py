@@ -287,16 +287,19 @@ class Colony:
     def __init__(self, rules: Rules, board: Board, sheet: Sheet):
         self.rules, self.board, self.sheet = rules, board, sheet
         self.at = sheet.colony
-        modules = rules.modules
-        self.working_kinds = Counter(k for c, k in sheet.modules if c not in sheet.dark)
-        self.storage_all = Counter()
-        self.storage_working = Counter()
+        modules, dark, per_module = rules.modules, sheet.dark, rules.numbers["storage_per_module"]
+        self.working_kinds: Counter = Counter()
+        self.storage_all: Counter = Counter()
+        self.storage_working: Counter = Counter()
         for cell, kind in sheet.modules:
+            lit = cell not in dark
+            if lit:
+                self.working_kinds[kind] += 1
             stores = modules[kind].stores
             if stores:
-                self.storage_all[stores] += rules.storage_per_module
-                if cell not in sheet.dark:
-                    self.storage_working[stores] += rules.storage_per_module
+                self.storage_all[stores] += per_module
+                if lit:
+                    self.storage_working[stores] += per_module
         self._output: int | None = None
 
     def kind(self, cell: Cell) -> ModuleType:
@@ -499,11 +502,15 @@ class ColonyState(GameState):
         return dict(self.options)["price_rolls"]
 
     @cached_property
-    def _colonies(self) -> tuple[Colony, ...]:
-        return tuple(Colony(self.rules, self.board, sheet) for sheet in self.sheets)
+    def _colonies(self) -> dict[int, Colony]:
+        return {}
 
     def colony(self, seat: int) -> Colony:
-        return self._colonies[seat]
+        """Questions about ``seat``'s colony (worked out once per state)."""
+        found = self._colonies.get(seat)
+        if found is None:
+            found = self._colonies[seat] = Colony(self.rules, self.board, self.sheets[seat])
+        return found
 
     @property
     def seat(self) -> int | None:
@@ -642,6 +649,9 @@ class ColonyState(GameState):
         return DiceRequest(who, (None,) * len(order), reason)
 
     def _apply_roll(self, dice: tuple[Die, ...]) -> ColonyState:
+        return replace(self, log=())._resolve_roll(dice)
+
+    def _resolve_roll(self, dice: tuple[Die, ...]) -> ColonyState:
         faces = [d.value for d in dice]
         if self.stage == "first_player":
             return self._first_player(faces)
@@ -820,7 +830,7 @@ class ColonyState(GameState):
                 if event is None or event.effect != "no_spoilage":
                     sheets[seat] = sheet.with_stock(
                         [n if p in rules.keeps else 0 for p, n in zip(rules.products, sheet.stock)])
-        state = replace(self, stage=stage, actor=0, built=0, sheets=tuple(sheets), log=tuple(log[-8:]))
+        state = replace(self, stage=stage, actor=0, built=0, sheets=tuple(sheets), log=tuple(log[-12:]))
         return state._settle() if settle else state
 
     def _sell_perishables(self, seat: int) -> tuple[Sheet, str]:
@@ -969,7 +979,7 @@ class ColonyState(GameState):
             allowed = " or ".join(expected) or "nothing"
             raise RuleError("turn sequence", f"now is the {STEP_TITLES.get(stage, stage)} step: "
                             f"{self.current_player} may {allowed}, not {kind}")
-        handler = getattr(self, f"_do_{kind}")
+        handler = getattr(replace(self, log=()), f"_do_{kind}")
         return handler(seat, move)
 
     def _space(self, move: Move, key: str) -> Cell:
@@ -1455,7 +1465,7 @@ class SpaceColonyCheeses(Game):
             whole(data.get("actor", 0), "actor", 0, count), tied, whole(data.get("built", 0), "built", 0,
                                                                         rules.builds_per_turn),
             events, tuple(prices), None if defendant is None else seat(defendant),
-            tuple(str(t) for t in data.get("log") or ())[-8:])
+            tuple(str(t) for t in data.get("log") or ())[-12:])
         if stage == "lawsuit_roll" and (state.defendant is None or state.actor >= count):
             raise UserError("a lawsuit roll needs a defendant")
         if stage == "prices" and state.price_rolls == "shared" and 0 < state.actor < count:

@@ -34,9 +34,6 @@ from companion.games.space_colony_cheeses import (
 
 CORE = ("processing_plant", "barn", "space_port")
 """Modules every earning colony needs (with some storage)."""
-SACRIFICE = ("hub", "veterinary", "construction", "pasture_dome", "catalog_store", "law_office",
-             "manure_storage", "leather_storage", "cheese_lab", "sausage_lab", "habitation")
-"""Modules an abstract forecast turns off first when energy runs short, least useful first."""
 
 
 # -- prices ----------------------------------------------------------------------------------
@@ -183,50 +180,71 @@ def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
 # -- the abstract colony: module counts, for build plans --------------------------------------
 
 
-def abstract_income(state: ColonyState, seat: int, counts: Mapping[str, int], lush_herds: int,
-                    sick_herds: int) -> float:
+class AbstractIncome:
     """Expected $ a turn of a colony given by module counts (every barn and storage next to a
-    plant, as the building rules make them), energy shortages resolved by :data:`SACRIFICE`."""
-    rules = state.rules
-    made = sum(rules.modules[k].makes * n for k, n in counts.items())
-    used = sum(rules.modules[k].uses * n for k, n in counts.items())
-    counts = Counter(counts)
-    if used > made:
-        values = average_prices(rules)
-        storages = sorted((k for k in counts if rules.modules[k].stores),
-                          key=lambda k: values[rules.modules[k].stores])
-        order = list(SACRIFICE) + storages + ["barn", "mega_barn", "space_port", "processing_plant"]
-        for kind in order:
-            while counts[kind] and used > made:
-                counts[kind] -= 1
-                used -= rules.modules[kind].uses
-    trade = counts["space_port"] > 0
-    later = state.turns_left() > 1
-    prices = average_prices(rules)
-    changes = event_price_changes(rules, state.event(seat))
-    values = {}
-    for product in rules.products:
-        price = max(0.0, prices[product] + changes.get(product, 0))
-        values[product] = price if trade else (price * rules.advice["stored_keep_value"]
-                                               if product in rules.keeps and later else 0.0)
-    gift = float(rules.gift_box_price) if trade and counts["catalog_store"] else None
-    herds = sum(rules.modules[k].herds * n for k, n in counts.items())
-    lush = min(lush_herds, herds)
-    healthy = max(0, herds - sick_herds)
-    output = 0
-    if counts["processing_plant"]:
-        output = min(lush, healthy) * rules.lush_barn_output + max(0, healthy - lush) * rules.barn_output
-    rooms = {p: 0 for p in rules.products}
-    for kind, n in counts.items():
-        if rules.modules[kind].stores:
-            rooms[rules.modules[kind].stores] += n * rules.storage_per_module
-    amounts = allocate(rules, output, rooms, values, gift)
-    income = allocation_value(rules, amounts, values, gift)
-    income += sum(rules.modules[k].income * n for k, n in counts.items())
-    if counts["law_office"] and any(sheet.money >= state.rules.lawsuit["minimum_money"]
-                                    for s, sheet in enumerate(state.sheets) if s != seat):
-        income += max(0.0, _suit_value(state))
-    return income
+    plant, as the building rules make them), energy shortages resolved by turning off, one at a time, the kind whose loss costs least.
+    What does not depend on the counts (prices, the event, lawsuits) is worked out once."""
+
+    def __init__(self, state: ColonyState, seat: int, sick_herds: int):
+        rules = self.rules = state.rules
+        self.sick_herds = sick_herds
+        later = state.turns_left() > 1
+        prices = average_prices(rules)
+        changes = event_price_changes(rules, state.event(seat))
+        self.trading, self.idle = {}, {}
+        for product in rules.products:
+            price = max(0.0, prices[product] + changes.get(product, 0))
+            self.trading[product] = price
+            self.idle[product] = price * rules.advice["stored_keep_value"] if product in rules.keeps and later else 0.0
+        minimum = rules.lawsuit["minimum_money"]
+        someone_to_sue = any(sheet.money >= minimum for s, sheet in enumerate(state.sheets) if s != seat)
+        self.suit = max(0.0, _suit_value(state)) if someone_to_sue else 0.0
+        self.dark_home = float(rules.advice["dark_habitation_cost"]) if later else 0.0
+
+    def __call__(self, counts: Mapping[str, int], lush_herds: int) -> float:
+        modules = self.rules.modules
+        made = used = 0
+        for kind, n in counts.items():
+            made += modules[kind].makes * n
+            used += modules[kind].uses * n
+        counts, lost = dict(counts), 0.0
+        while used > made:
+            options = []
+            for kind, n in counts.items():
+                if n and modules[kind].uses:
+                    fewer = _plus(counts, {kind: -1})
+                    options.append((self.powered(fewer, lush_herds) - self.homeless(fewer), -modules[kind].uses, kind))
+            kind = max(options)[2]
+            counts[kind] -= 1
+            used -= modules[kind].uses
+            lost = self.homeless(counts)
+        return self.powered(counts, lush_herds) - lost
+
+    def homeless(self, counts: Mapping[str, int]) -> float:
+        """What a colony that had a habitation loses with none lit: no more building."""
+        return self.dark_home if counts.get("habitation") == 0 else 0.0
+
+    def powered(self, counts: Mapping[str, int], lush_herds: int) -> float:
+        """The income with every module in ``counts`` working."""
+        rules, modules = self.rules, self.rules.modules
+        trade = counts.get("space_port", 0) > 0
+        values = self.trading if trade else self.idle
+        gift = float(rules.gift_box_price) if trade and counts.get("catalog_store") else None
+        herds = income = 0
+        rooms = dict.fromkeys(rules.products, 0)
+        for kind, n in counts.items():
+            module = modules[kind]
+            herds += module.herds * n
+            income += module.income * n
+            if module.stores:
+                rooms[module.stores] += n * rules.storage_per_module
+        healthy = max(0, herds - round(self.sick_herds * self.rules.advice["sick_share"]))
+        lush = min(lush_herds, healthy)
+        output = lush * rules.lush_barn_output + (healthy - lush) * rules.barn_output \
+            if counts.get("processing_plant") else 0
+        amounts = allocate(rules, output, rooms, values, gift) if output else {}
+        total = income + allocation_value(rules, amounts, values, gift)
+        return total + self.suit if counts.get("law_office") else total
 
 
 def _suit_value(state: ColonyState) -> float:
@@ -255,6 +273,8 @@ class Planner:
         self.turns = state.turns_left()
         self.money = colony.sheet.money
         self.memo: dict[tuple, float] = {}
+        self.abstract = AbstractIncome(state, seat, self.sick)
+        self.barn_room = bool(state.build_spaces(seat, "barn")) if self.counts.get("processing_plant") else True
         self.base = self.income(self.counts, self.lush)
 
     def possible(self, kind: str) -> bool:
@@ -271,7 +291,7 @@ class Planner:
     def income(self, counts: Mapping[str, int], lush: int) -> float:
         key = (tuple(sorted((k, n) for k, n in counts.items() if n)), lush)
         if key not in self.memo:
-            self.memo[key] = abstract_income(self.state, self.seat, counts, lush, self.sick)
+            self.memo[key] = self.abstract(counts, lush)
         return self.memo[key]
 
     def cost(self, counts: Mapping[str, int]) -> int:
@@ -296,28 +316,42 @@ class Planner:
         the turns left, and net of the prices paid."""
         module = self.rules.modules[kind]
         herds = module.herds if lush else 0
+        if kind == "habitation" and self.needs_habitation():
+            return self.unlock_value(module)
         if module.stores and self.storage_idle(module.stores):
             return self.figures(module, lush, -float(self.colony.build_cost(kind)), 0.0, {})
         after = _plus(self.counts, {kind: 1})
         alone = self.income(after, self.lush + herds) - self.base
         cost = self.colony.build_cost(kind)
-        plans = [(alone * self.turns - cost, alone, {})]
+        plans = [(alone * self.turns - cost, alone, {}, False)]
         complete = {k: 1 for k in CORE if not after.get(k)}
         if not any(self.rules.modules[k].stores for k in after):
             complete[self.best_storage(after)] = 1
+        if kind == "processing_plant" and not complete and not self.barn_room:
+            complete = {"barn": 1, self.best_storage(after): 1}         # a new plant to make room for barns
         builds_left = self.rules.builds_per_turn - self.state.built
-        for partners, soon in ((self.energy_fix(after), True),
-                               (_plus(complete, self.energy_fix(_plus(after, complete))), False)):
+        plans_with = [(self.energy_fix(after), True)]
+        if module.herds:
+            stored = _plus(self.storage_fix(after), {})
+            plans_with.append((_plus(stored, self.energy_fix(_plus(after, stored))), True))
+        if complete:
+            plans_with.append((_plus(complete, self.energy_fix(_plus(after, complete))), False))
+        for partners, soon in plans_with:
             if not partners:
                 continue
-            price = cost + self.cost(partners)
-            if soon and (price > self.money or sum(partners.values()) >= builds_left):
+            price, count = cost + self.cost(partners), sum(partners.values())
+            turns = self.turns if count < builds_left else self.turns - 1     # finished next turn
+            if soon and (price > self.money or count > self.rules.builds_per_turn):
                 continue
-            if price <= self.money + max(0.0, self.base) * 3:
+            if price <= self.money + 3 * max(0.0, self.base):
                 gain = self.income(_plus(after, partners), self.lush + herds) - self.base
-                plans.append((gain * self.turns - price, gain, partners))
-        net, gain, partners = max(plans, key=lambda p: p[0])
-        return self.figures(module, lush, net, gain, partners)
+                later = price > self.money                                      # save up for it first
+                plans.append((gain * (turns - later) - price, gain, partners, later))
+        net, gain, partners, *later = max(plans, key=lambda p: p[0])
+        figures = self.figures(module, lush, net, gain, partners)
+        if later and later[0]:
+            figures["save_up"] = True
+        return figures
 
     def figures(self, module, lush: bool, net: float, gain: float, partners: Mapping[str, int]) -> dict:
         return {"net": round(net, 2), "income_per_turn": round(gain, 2),
@@ -326,6 +360,31 @@ class Planner:
                     self.rules.lush_barn_output if lush else self.rules.barn_output),
                 "storage": self.rules.storage_per_module if module.stores else 0,
                 "with": sorted(k for k, n in partners.items() for _ in range(n))}
+
+    def needs_habitation(self) -> bool:
+        return sum(self.counts.values()) >= self.rules.habitation_after and not self.counts.get("habitation")
+
+    def unlock_value(self, module) -> dict:
+        """A habitation at the module limit is worth the best module it lets the colony build."""
+        cost = self.colony.build_cost(module.key)
+        best = (0.0, 0.0, {})
+        for kind in self.rules.modules:
+            if kind in ("habitation", "start_up") or not self.possible(kind) or \
+                    self.colony.build_cost(kind) + cost > self.money:
+                continue
+            figures = self.value(kind)
+            if figures["net"] > best[0]:
+                best = (figures["net"], figures["income_per_turn"], Counter([kind, *figures["with"]]))
+        net, gain, partners = best
+        return self.figures(module, False, net - cost, gain, partners)
+
+    def storage_fix(self, counts: Mapping[str, int]) -> dict[str, int]:
+        """Storage modules (for the dearest product) that the herds in ``counts`` need."""
+        modules, per = self.rules.modules, self.rules.storage_per_module
+        herds = sum(modules[k].herds * n for k, n in counts.items())
+        room = sum(per * n for k, n in counts.items() if modules[k].stores)
+        short = herds * self.rules.barn_output - room
+        return {self.best_storage(counts): -(-short // per)} if short > 0 else {}
 
     def storage_idle(self, product: str) -> bool:
         """True when more storage for ``product`` cannot earn: the colony's herds already fit in
@@ -365,10 +424,13 @@ def _build_reason(state: ColonyState, kind: str, figures: dict, cell: Cell) -> s
         area = state.board.near(cell, 3)
         return (f"room to grow: {len(area & state.board.pastures)} lush pastures and "
                 f"{len(area & state.board.faults)} fault-line spaces within 3 spaces")
-    if figures["with"]:
+    if figures["with"] and kind != "habitation":
         partners = ", ".join(state.rules.modules[k].name for k in figures["with"])
         return (f"{name} with {partners} adds about ${figures['income_per_turn']:.1f} a turn: "
                 f"${figures['net']:.0f} net over {state.turns_left()} turns")
+    if kind == "habitation" and figures["with"]:
+        return f"a colony past {state.rules.habitation_after} modules needs a {name}: it opens the way to " \
+               f"{', '.join(state.rules.modules[k].name for k in figures['with'])}"
     if figures["income_per_turn"] <= 0:
         return f"{name} adds no income now (${figures['cost']})"
     return f"{name} adds about ${figures['income_per_turn']:.1f} a turn: ${figures['net']:.0f} net over " \
@@ -394,9 +456,16 @@ def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
         figures["score"] = round(score, 3)
         suggestions.append(Suggestion(move, state.describe(move), figures, _build_reason(state, kind, figures, cell)))
     end = Move.make("end_build")
-    suggestions.append(Suggestion(end, state.describe(end), {"net": 0.0, "score": 0.0},
-                                  "keep the money: no module pays for itself in the turns left"))
-    return sorted(suggestions, key=lambda s: -s.advice["score"])
+    ranked = sorted(suggestions, key=lambda s: -s.advice["score"])
+    if ranked and ranked[0].advice.get("save_up"):
+        top = ranked[0]
+        parts = ", ".join(state.rules.modules[k].name for k in [top.move["module"], *top.advice["with"]])
+        saving = Suggestion(end, state.describe(end), {"net": 0.0, "score": top.advice["score"] + 0.01},
+                            f"save up: {parts} together pay best, and cost more than you have now")
+    else:
+        saving = Suggestion(end, state.describe(end), {"net": 0.0, "score": 0.0},
+                            "keep the money: no module pays for itself in the turns left")
+    return sorted([*suggestions, saving], key=lambda s: -s.advice["score"])
 
 
 def _cell(state: ColonyState, name: str) -> Cell:
@@ -418,6 +487,8 @@ def _best_build(state: ColonyState, seat: int) -> Move:
             if score > 0:
                 ranked.append((score, kind, lush))
     for _, kind, lush in sorted(ranked, key=lambda r: -r[0]):
+        if planner.value(kind, lush).get("save_up"):
+            return Move.make("end_build")
         spaces = state.build_spaces(seat, kind)
         if state.rules.modules[kind].herds:
             spaces = [c for c in spaces if (c in pastures) == lush]

@@ -182,7 +182,7 @@ def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
 
 class AbstractIncome:
     """Expected $ a turn of a colony given by module counts (every barn and storage next to a
-    plant, as the building rules make them), energy shortages resolved by turning off, one at a time, the kind whose loss costs least.
+    plant, as the building rules make them), energy shortages resolved by turning off kinds in the order :meth:`rank` sets.
     What does not depend on the counts (prices, the event, lawsuits) is worked out once."""
 
     def __init__(self, state: ColonyState, seat: int, sick_herds: int):
@@ -207,18 +207,23 @@ class AbstractIncome:
         for kind, n in counts.items():
             made += modules[kind].makes * n
             used += modules[kind].uses * n
-        counts, lost = dict(counts), 0.0
-        while used > made:
-            options = []
-            for kind, n in counts.items():
-                if n and modules[kind].uses:
-                    fewer = _plus(counts, {kind: -1})
-                    options.append((self.powered(fewer, lush_herds) - self.homeless(fewer), -modules[kind].uses, kind))
-            kind = max(options)[2]
-            counts[kind] -= 1
-            used -= modules[kind].uses
-            lost = self.homeless(counts)
-        return self.powered(counts, lush_herds) - lost
+        counts = dict(counts)
+        for kind in self.sacrifice:
+            while used > made and counts.get(kind):
+                counts[kind] -= 1
+                used -= modules[kind].uses
+        return self.powered(counts, lush_herds) - self.homeless(counts)
+
+    def rank(self, base: Mapping[str, int], lush_herds: int) -> None:
+        """Order the kinds to turn off when energy runs short: least income per energy first,
+        each valued by what one more of it adds to the colony ``base``."""
+        modules, before = self.rules.modules, self.powered(base, lush_herds)
+        worth = {}
+        for kind, module in modules.items():
+            if module.uses:
+                gain = self.powered(_plus(base, {kind: 1}), lush_herds) - before
+                worth[kind] = (gain + (self.dark_home if kind == "habitation" else 0.0)) / module.uses
+        self.sacrifice = sorted(worth, key=lambda k: (worth[k], -modules[k].uses))
 
     def homeless(self, counts: Mapping[str, int]) -> float:
         """What a colony that had a habitation loses with none lit: no more building."""
@@ -274,6 +279,7 @@ class Planner:
         self.money = colony.sheet.money
         self.memo: dict[tuple, float] = {}
         self.abstract = AbstractIncome(state, seat, self.sick)
+        self.abstract.rank(self.counts, self.lush)
         self.barn_room = bool(state.build_spaces(seat, "barn")) if self.counts.get("processing_plant") else True
         self.base = self.income(self.counts, self.lush)
 

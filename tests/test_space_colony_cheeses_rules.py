@@ -601,3 +601,21 @@ def test_random_play_keeps_every_limit_and_ends_after_fifteen_turns(players, see
     best = max(state.scores().values())
     assert winners and all(state.scores()[w] == best for w in winners)
     assert state.alerts()[0].kind == "game_over" and ("tie" in state.alerts()[0].message) == (len(winners) > 1)
+
+
+def test_goods_that_cannot_be_sold_raise_a_spoilage_alert():
+    state = make_state(stage="production", ann=sheet(ANN, dark=["C4"], stock={"milk": 4}))
+    spoilage = [a for a in state.alerts() if a.kind == "spoilage"]
+    assert len(spoilage) == 1 and spoilage[0].message == "Ann cannot sell milk: it spoils at the end of the turn"
+    assert not [a for a in make_state(stage="production", ann=sheet(ANN, stock={"milk": 4})).alerts()
+                if a.kind == "spoilage"]
+
+
+def test_a_ledger_that_does_not_add_up_is_refused():
+    data = make_state().to_json()
+    data["sheets"][0]["ledger"]["sales"] = 7
+    with pytest.raises(UserError, match="does not add up"):
+        GAME.state_from_json(data)
+    data["sheets"][0]["ledger"]["sales"] = "7"
+    with pytest.raises(UserError, match="whole numbers"):
+        GAME.state_from_json(data)

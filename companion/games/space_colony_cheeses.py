@@ -21,7 +21,7 @@ import tomllib
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -314,8 +314,8 @@ class Colony:
     def has_working(self, kind: str) -> bool:
         return self.working_kinds[kind] > 0
 
-    def linked(self, cell: Cell) -> set[Cell]:
-        return linked_cells(self.board, self.rules, self.at, cell)
+    def linked(self, cell: Cell) -> frozenset[Cell]:
+        return _linked_in(self.board, self.sheet.modules, cell)
 
     def energy_made(self) -> int:
         return sum(self.rules.modules[k].makes for _, k in self.sheet.modules)
@@ -386,7 +386,13 @@ class Colony:
         return self.rules.modules[kind].cost // 2
 
 
-def linked_cells(board: Board, rules: Rules, colony: Mapping[Cell, str], cell: Cell) -> set[Cell]:
+@lru_cache(maxsize=20_000)
+def _linked_in(board: Board, modules: tuple[tuple[Cell, str], ...], cell: Cell) -> frozenset[Cell]:
+    """:func:`linked_cells` for a colony's module tuple, remembered (colonies repeat a lot)."""
+    return frozenset(linked_cells(board, None, dict(modules), cell))
+
+
+def linked_cells(board: Board, rules: Rules | None, colony: Mapping[Cell, str], cell: Cell) -> set[Cell]:
     """The colony's modules that count as next to ``cell``: its neighbours, and through a
     hub (or a chain of hubs) every module the hub is next to [rule; chains inferred]."""
     found: set[Cell] = set()
@@ -1180,13 +1186,15 @@ class ColonyState(GameState):
         if self.stage == "energy" and colony.shortage():
             alerts.append(Alert("energy_shortage", f"{self.players[seat]} is {colony.shortage()} energy short: "
                                 "turn off modules until the rest have energy", "warning", (self.players[seat],)))
-        if self.stage in ("gift_boxes", "sales"):
+        if STEPS.index("production") <= STEPS.index(self.stage if self.stage != "lawsuit_roll" else "lawsuit") \
+                <= STEPS.index("sales"):
             for s, player in enumerate(self.players):
+                colony = self.colony(s)
                 spoils = [p for p, n in zip(self.rules.products, self.sheets[s].stock)
-                          if n and p not in self.rules.keeps]
-                if spoils and self.stage == "sales":
-                    alerts.append(Alert("spoilage", f"{player}: unsold {', '.join(map(self.rules.product_name, spoils))}"
-                                        " spoil at the end of the turn", "warning", (player,)))
+                          if n and p not in self.rules.keeps and not colony.sellable(p)]
+                if spoils:
+                    alerts.append(Alert("spoilage", f"{player} cannot sell {', '.join(map(self.rules.product_name, spoils))}"
+                                        ": it spoils at the end of the turn", "warning", (player,)))
         for s, player in enumerate(self.players):
             if self.colony(s).diseases() >= self.rules.max_diseases:
                 alerts.append(Alert("four_diseases", f"{player} has {self.rules.max_diseases} diseases: only leather "
@@ -1436,7 +1444,9 @@ class SpaceColonyCheeses(Game):
             ledger_data = dict(entry["ledger"])
             if set(ledger_data) != set(LEDGER):
                 raise UserError(f"the ledger has the entries {', '.join(LEDGER)}")
-            ledger = tuple(int(ledger_data[k]) if isinstance(ledger_data[k], int) else whole(-1, k) for k in LEDGER)
+            if any(not isinstance(v, int) or isinstance(v, bool) for v in ledger_data.values()):
+                raise UserError("the ledger holds whole numbers of $")
+            ledger = tuple(ledger_data[k] for k in LEDGER)
             money = whole(entry["money"], "money")
             if sum(ledger) != money:
                 raise UserError("the ledger does not add up to the money")

@@ -227,6 +227,7 @@ def test_construction_module_moves_one_module_at_half_its_full_price():
     assert parse_space(BOARD, "E5") not in moved.sheets[0].colony
     assert moved.sheets[0].money == 100 - RULES.modules["barn"].cost // 2
     assert moved.stage == "build" and moved.current_player == "Ann"      # one move, then building
+    assert state.colony(0).move_cost("processing_plant") == RULES.modules["processing_plant"].cost // 2 == 7
 
 
 def test_a_move_that_cuts_the_colony_in_two_is_refused():
@@ -619,3 +620,12 @@ def test_a_ledger_that_does_not_add_up_is_refused():
     data["sheets"][0]["ledger"]["sales"] = "7"
     with pytest.raises(UserError, match="whole numbers"):
         GAME.state_from_json(data)
+
+
+def test_enough_pasture_domes_cure_every_disease_on_event_4_6():
+    barns = dict(ANN, C5="barn", F5="pasture_dome", A3="solar_panel")
+    with_domes = make_state(stage="event", ann=sheet(barns, sick=["C5", "E5"]))
+    assert not roll(with_domes, 4, 6).sheets[0].sick
+    crowded = dict(barns, E3="mega_barn", D3="barn")                  # 5 barns' worth, one dome
+    without = make_state(stage="event", ann=sheet(crowded, sick=["C5", "E5"]))
+    assert len(roll(without, 4, 6).sheets[0].sick) == 2

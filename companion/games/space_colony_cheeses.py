@@ -389,10 +389,10 @@ class Colony:
 @lru_cache(maxsize=20_000)
 def _linked_in(board: Board, modules: tuple[tuple[Cell, str], ...], cell: Cell) -> frozenset[Cell]:
     """:func:`linked_cells` for a colony's module tuple, remembered (colonies repeat a lot)."""
-    return frozenset(linked_cells(board, None, dict(modules), cell))
+    return frozenset(linked_cells(board, dict(modules), cell))
 
 
-def linked_cells(board: Board, rules: Rules | None, colony: Mapping[Cell, str], cell: Cell) -> set[Cell]:
+def linked_cells(board: Board, colony: Mapping[Cell, str], cell: Cell) -> set[Cell]:
     """The colony's modules that count as next to ``cell``: its neighbours, and through a
     hub (or a chain of hubs) every module the hub is next to [rule; chains inferred]."""
     found: set[Cell] = set()
@@ -419,12 +419,12 @@ def placement_problem(board: Board, rules: Rules, colony: Mapping[Cell, str], ki
     module = rules.modules[kind]
     near = None
     if module.stores or module.herds:
-        near = {placed[n] for n in linked_cells(board, rules, placed, cell)}
+        near = {placed[n] for n in linked_cells(board, placed, cell)}
         if "processing_plant" not in near:
             what = "storage" if module.stores else "a barn"
             return f"{what} must be next to a processing plant"
     if kind == "pasture_dome":
-        near = {placed[n] for n in linked_cells(board, rules, placed, cell)}
+        near = {placed[n] for n in linked_cells(board, placed, cell)}
         if not any(rules.modules[k].herds for k in near):
             return "a pasture dome must be next to a barn or mega-barn"
     return None

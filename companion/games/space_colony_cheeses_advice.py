@@ -5,14 +5,20 @@ manure 1, moved by the turn's event once it is known; the rolled prices once the
 
 - Build: each legal placement of each affordable module with its effect on energy, dairy
   output, storage and expected income per turn; ``expected_income`` is that change times the
-  turns left, ``net`` subtracts the price.  A module that only pays together with others
-  (a processing plant with no barn, a barn with no storage) is valued with the cheapest set
-  that completes the colony's core (processing plant, barn, storage, space port, and solar
-  panels for their energy), the set's price included.
+  turns left, ``net`` subtracts the price.  Colonies are valued by their module counts (the
+  building rules put every barn and storage next to a plant), short energy met by turning off
+  what earns least per unit of energy.  A module that pays only together with others is
+  valued with them (``with``): solar panels for its energy, storage for a barn's output, the
+  rest of the core (processing plant, barn, storage, space port) for a new colony, a barn and
+  storage for a new plant when the old ones are hemmed in, and for a habitation at the module
+  limit the best module it lets the colony build.  When the best set costs more than the
+  player has, the advice is to save up (build nothing more this turn).
 - Production: the allocation with the highest expected sales within storage (cheese and beef
-  in pairs first when gift boxes can be sold).
-- Energy: which module to turn off to lose the least expected income.
-- Law office: the expected $ of suing each player.
+  in pairs first when gift boxes sell, then the dearest products; with linear prices this
+  greedy fill is the optimum).
+- Energy: which module to turn off to lose the least expected income (a dark habitation
+  counts as ``dark_habitation_cost``: it stops all building).
+- Gift boxes, sales of leather and manure, lawsuits: the expected $ of each choice.
 """
 from __future__ import annotations
 

@@ -553,7 +553,8 @@ def test_board_view_shows_the_checklist_the_map_and_both_sheets():
                                                          "sick": False}
     ann = view["players"][0]
     milk = next(c for c in ann["sheets"]["commodities"] if c["product"] == "milk")
-    assert milk == {"product": "milk", "stored": 0, "storage": 10, "price": None}
+    assert milk == {"product": "milk", "stored": 0, "storage": 10, "room": 10, "price": None}
+    assert {"kind": "allocate", "milk": 5} in view["legal"]
     assert ann["energy"] == {"made": 5, "used": 5, "short": 0}
     assert view["current"] == {"player": "Ann", "step": "production", "action": "decide"}
     assert view["moves"] == ["allocate"] and view["roll"] is None

@@ -1244,7 +1244,8 @@ class ColonyState(GameState):
         - ``players``: per player {``player``, ``money``, ``colony``: the modules ({``space``, ``name``,
           ``dark``, ``sick``}), ``energy``: {``made``, ``used``, ``short``}, ``output`` (dairy output now),
           ``diseases``, ``sheets``: {``score``: {``money``, ``ledger``: [{``label``, ``amount``}]},
-          ``commodities``: [{``product``, ``stored``, ``storage``, ``price``}] (price None before the roll)},
+          ``commodities``: [{``product``, ``stored``, ``storage`` (built), ``room`` (working storage not
+          yet filled: what production may add), ``price``}] (price None before the roll)},
           ``event``: None or {``dice``, ``text``, ``default``}}.
         - ``steps``: the turn's checklist [{``step``, ``title``, ``state``: "done"/"current"/"to do"}].
         - ``current``: {``player``, ``step`` (title), ``action``: "roll"/"decide"/None}.
@@ -1261,9 +1262,12 @@ class ColonyState(GameState):
           {product key: units, ...} (keys in ``product_keys``, any amounts within output and storage);
           ``gift_boxes`` {``count``}; ``sell`` {``leather``, ``manure``: units}; ``sue`` {``defendant``:
           player name} or ``no_lawsuit``.  ``module_keys`` and ``product_keys`` map the keys to names.
+        - ``legal``: the legal moves now as JSON (what a tap may send; in the build step every module and
+          space that may be built; for production a few sample allocations).
         - ``log``: what just happened, in words.
         """
         rules, board = self.rules, self.board
+        legal = self.legal_moves()
         occupied = {}
         for seat, sheet in enumerate(self.sheets):
             for cell, kind in sheet.modules:
@@ -1286,6 +1290,7 @@ class ColonyState(GameState):
                                      "ledger": [{"label": k, "amount": v} for k, v in zip(LEDGER, sheet.ledger)]},
                            "commodities": [{"product": rules.product_name(p), "stored": sheet.stock[i],
                                             "storage": colony.capacity(p, working_only=False),
+                                            "room": colony.room(p),
                                             "price": self.price(seat, p)} for i, p in enumerate(rules.products)]},
                 "event": None if event is None else {"dice": event.key, "text": event.text,
                                                      "default": event.is_default}})
@@ -1318,7 +1323,8 @@ class ColonyState(GameState):
                             for m in rules.modules.values()],
                 "events": [{"dice": e.key, "text": e.text, "default": e.is_default} for e in rules.events.values()],
                 "map_default": board.source == "default"},
-            "moves": sorted({m.kind for m in self.legal_moves()}),
+            "moves": sorted({m.kind for m in legal}),
+            "legal": [m.to_json() for m in legal],
             "module_keys": {k: m.name for k, m in rules.modules.items()},
             "product_keys": {p: rules.product_name(p) for p in rules.products},
             "log": list(self.log),

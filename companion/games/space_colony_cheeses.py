@@ -18,7 +18,7 @@ lives in ``space_colony_cheeses_advice``.
 from __future__ import annotations
 
 import tomllib
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, cached_property, lru_cache
@@ -288,18 +288,19 @@ class Colony:
         self.rules, self.board, self.sheet = rules, board, sheet
         self.at = sheet.colony
         modules, dark, per_module = rules.modules, sheet.dark, rules.numbers["storage_per_module"]
-        self.working_kinds: Counter = Counter()
-        self.storage_all: Counter = Counter()
-        self.storage_working: Counter = Counter()
+        working: dict[str, int] = {}
+        storage_all: dict[str, int] = {}
+        storage_working: dict[str, int] = {}
         for cell, kind in sheet.modules:
             lit = cell not in dark
             if lit:
-                self.working_kinds[kind] += 1
+                working[kind] = working.get(kind, 0) + 1
             stores = modules[kind].stores
             if stores:
-                self.storage_all[stores] += per_module
+                storage_all[stores] = storage_all.get(stores, 0) + per_module
                 if lit:
-                    self.storage_working[stores] += per_module
+                    storage_working[stores] = storage_working.get(stores, 0) + per_module
+        self.working_kinds, self.storage_all, self.storage_working = working, storage_all, storage_working
         self._output: int | None = None
 
     def kind(self, cell: Cell) -> ModuleType:
@@ -312,7 +313,7 @@ class Colony:
         return cell not in self.sheet.dark
 
     def has_working(self, kind: str) -> bool:
-        return self.working_kinds[kind] > 0
+        return self.working_kinds.get(kind, 0) > 0
 
     def linked(self, cell: Cell) -> frozenset[Cell]:
         return _linked_in(self.board, self.sheet.modules, cell)
@@ -332,13 +333,13 @@ class Colony:
     def barn_output(self, cell: Cell) -> int:
         """What a barn or mega-barn makes this turn: nothing if dark, sick or cut off from a
         working processing plant."""
-        kind = self.kind(cell)
-        if not kind.herds or not self.working(cell) or cell in self.sheet.sick:
+        kind, dark = self.kind(cell), self.sheet.dark
+        if not kind.herds or cell in dark or cell in self.sheet.sick:
             return 0
-        if not any(self.at[n] == "processing_plant" and self.working(n) for n in self.linked(cell)):
+        if not any(self.at[n] == "processing_plant" and n not in dark for n in self.linked(cell)):
             return 0
-        per_herd = self.rules.lush_barn_output if cell in self.board.pastures else self.rules.barn_output
-        return kind.herds * per_herd
+        numbers = self.rules.numbers
+        return kind.herds * numbers["lush_barn_output" if cell in self.board.pastures else "barn_output"]
 
     def output(self) -> int:
         if self._output is None:
@@ -346,14 +347,14 @@ class Colony:
         return self._output
 
     def capacity(self, product: str, working_only: bool = True) -> int:
-        return (self.storage_working if working_only else self.storage_all)[product]
+        return (self.storage_working if working_only else self.storage_all).get(product, 0)
 
     def room(self, product: str) -> int:
         index = self.rules.products.index(product)
         return max(0, self.capacity(product) - self.sheet.stock[index])
 
     def enough_domes(self) -> bool:
-        return self.working_kinds["pasture_dome"] * self.rules.barns_per_dome >= self.herds()
+        return self.working_kinds.get("pasture_dome", 0) * self.rules.barns_per_dome >= self.herds()
 
     def diseases(self) -> int:
         return len(self.sheet.sick)

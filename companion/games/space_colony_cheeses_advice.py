@@ -23,7 +23,7 @@ manure 1, moved by the turn's event once it is known; the rolled prices once the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from companion.engine import Move, Suggestion
@@ -73,21 +73,26 @@ _AVERAGES: dict[int, dict[str, float]] = {}
 
 
 def allocate(rules: Rules, output: int, rooms: Mapping[str, int], values: Mapping[str, float],
-             gift_value: float | None) -> dict[str, int]:
+             gift_value: float | None, order: Sequence[str] | None = None) -> dict[str, int]:
     """The allocation of ``output`` with the highest value: cheese and beef pairs first when a
-    pair is worth more as a gift box, then the dearest products first."""
+    pair is worth more as a gift box, then the dearest products first (``order``: the products
+    dearest first, when the caller has it)."""
     left, amounts = output, dict.fromkeys(rules.products, 0)
     if gift_value is not None and gift_value > values["cheese"] + values["beef"]:
         pairs = min(rooms["cheese"], rooms["beef"], left // 2)
         amounts["cheese"] = amounts["beef"] = pairs
         left -= 2 * pairs
-    for product in sorted(rules.products, key=lambda p: (-values[p], rules.products.index(p))):
+    for product in order or dearest_first(rules, values):
         if left <= 0 or values[product] <= 0:
             continue
         take = min(left, rooms[product] - amounts[product])
         amounts[product] += take
         left -= take
     return {p: n for p, n in amounts.items() if n}
+
+
+def dearest_first(rules: Rules, values: Mapping[str, float]) -> list[str]:
+    return sorted(rules.products, key=lambda p: (-values[p], rules.products.index(p)))
 
 
 def allocation_value(rules: Rules, amounts: Mapping[str, int], values: Mapping[str, float],
@@ -202,6 +207,7 @@ class AbstractIncome:
             price = max(0.0, prices[product] + changes.get(product, 0))
             self.trading[product] = price
             self.idle[product] = price * rules.advice["stored_keep_value"] if product in rules.keeps and later else 0.0
+        self.trading_order, self.idle_order = dearest_first(rules, self.trading), dearest_first(rules, self.idle)
         minimum = rules.lawsuit["minimum_money"]
         someone_to_sue = any(sheet.money >= minimum for s, sheet in enumerate(state.sheets) if s != seat)
         self.suit = max(0.0, _suit_value(state)) if someone_to_sue else 0.0
@@ -239,7 +245,7 @@ class AbstractIncome:
         """The income with every module in ``counts`` working."""
         rules, modules = self.rules, self.rules.modules
         trade = counts.get("space_port", 0) > 0
-        values = self.trading if trade else self.idle
+        values, order = (self.trading, self.trading_order) if trade else (self.idle, self.idle_order)
         gift = float(rules.gift_box_price) if trade and counts.get("catalog_store") else None
         herds = income = 0
         rooms = dict.fromkeys(rules.products, 0)
@@ -253,7 +259,7 @@ class AbstractIncome:
         lush = min(lush_herds, healthy)
         output = lush * rules.lush_barn_output + (healthy - lush) * rules.barn_output \
             if counts.get("processing_plant") else 0
-        amounts = allocate(rules, output, rooms, values, gift) if output else {}
+        amounts = allocate(rules, output, rooms, values, gift, order) if output else {}
         total = income + allocation_value(rules, amounts, values, gift)
         return total + self.suit if counts.get("law_office") else total
 

@@ -104,18 +104,26 @@ def allocation_value(rules: Rules, amounts: Mapping[str, int], values: Mapping[s
     return total + pairs * (gift_value - values["cheese"] - values["beef"]) if pairs else total
 
 
-def _unit_values(state: ColonyState, colony: Colony, seat: int) -> tuple[dict[str, float], float | None]:
-    """What a unit of each product is worth to ``seat`` this turn, and a gift box (None: none sold)."""
+def _product_values(state: ColonyState, seat: int, sellable) -> dict[str, float]:
+    """What a unit of each product is worth to ``seat`` this turn: its price if ``sellable``,
+    else a share of its average price if it keeps for a later turn, else nothing."""
     rules, prices = state.rules, expected_prices(state, seat)
     later = state.turns_left() > 1
     values = {}
     for product in rules.products:
-        if colony.sellable(product):
+        if sellable(product):
             values[product] = prices[product]
         elif product in rules.keeps and later:
             values[product] = average_prices(rules)[product] * rules.advice["stored_keep_value"]
         else:
             values[product] = 0.0
+    return values
+
+
+def _unit_values(state: ColonyState, colony: Colony, seat: int) -> tuple[dict[str, float], float | None]:
+    """What a unit of each product is worth to ``seat`` this turn, and a gift box (None: none sold)."""
+    rules = state.rules
+    values = _product_values(state, seat, colony.sellable)
     gift = None
     if colony.has_working("catalog_store") and colony.can_trade() and colony.diseases() < rules.max_diseases:
         gift = float(rules.gift_box_price)
@@ -132,21 +140,6 @@ def best_allocation(state: ColonyState, seat: int) -> dict[str, int]:
 # -- expected income of a colony -------------------------------------------------------------
 
 
-def colony_income(state: ColonyState, seat: int, sheet: Sheet,
-                  values: tuple[dict[str, float], float | None] | None = None) -> float:
-    """Expected $ a turn from ``sheet``'s colony as it stands (dark modules stay dark);
-    ``values``: the unit values of :func:`_unit_values` when the caller has them."""
-    colony = Colony(state.rules, state.board, sheet)
-    unit, gift = values if values is not None else _unit_values(state, colony, seat)
-    if not colony.can_trade() or colony.diseases() >= state.rules.max_diseases:
-        unit, gift = _unit_values(state, colony, seat)
-    elif not colony.has_working("catalog_store"):
-        gift = None
-    rooms = {p: colony.capacity(p) for p in state.rules.products}
-    amounts = allocate(state.rules, colony.output(), rooms, unit, gift)
-    return allocation_value(state.rules, amounts, unit, gift) + colony.income() + _lawsuit_value(state, seat, colony)
-
-
 def _lawsuit_value(state: ColonyState, seat: int, colony: Colony) -> float:
     if not colony.has_working("law_office") or len(state.players) < 2:
         return 0.0
@@ -154,38 +147,81 @@ def _lawsuit_value(state: ColonyState, seat: int, colony: Colony) -> float:
                                                          key=lambda s: -1 if s == seat else state.sheets[s].money)))
 
 
+class DarkTrials:
+    """Expected income of one colony with different modules dark, worked out fast: what does
+    not depend on which modules are dark (the plants each barn reaches, the prices, lawsuits)
+    is found once."""
+
+    def __init__(self, state: ColonyState, seat: int, sheet: Sheet):
+        rules = self.rules = state.rules
+        self.modules, self.dark = sheet.modules, sheet.dark
+        lit = Colony(rules, state.board, replace(sheet, dark=frozenset()))
+        per_herd = {True: rules.lush_barn_output, False: rules.barn_output}
+        self.barns = [(cell, rules.modules[kind].herds * per_herd[cell in state.board.pastures],
+                       [n for n in lit.linked(cell) if lit.at[n] == "processing_plant"])
+                      for cell, kind in sheet.modules if rules.modules[kind].herds and cell not in sheet.sick]
+        four = len(sheet.sick) >= rules.max_diseases
+        self.values = {True: _product_values(state, seat, lambda p: not four or p in rules.four_disease_sales),
+                       False: _product_values(state, seat, lambda p: False)}
+        self.orders = {trade: dearest_first(rules, values) for trade, values in self.values.items()}
+        self.gift = None if four else float(rules.gift_box_price)
+        self.suit = _lawsuit_value(state, seat, lit) if lit.has_working("law_office") else 0.0
+        self.made = lit.energy_made()
+        self.homeless = float(rules.advice["dark_habitation_cost"]) if state.turns_left() > 1 else 0.0
+
+    def short(self, dark: frozenset[Cell]) -> bool:
+        modules = self.rules.modules
+        return sum(modules[k].uses for c, k in self.modules if c not in dark) > self.made
+
+    def income(self, dark: frozenset[Cell]) -> float:
+        """Expected $ a turn with ``dark`` modules off (no habitation penalty)."""
+        rules, modules = self.rules, self.rules.modules
+        kinds: dict[str, int] = {}
+        rooms = dict.fromkeys(rules.products, 0)
+        earned = 0
+        for cell, kind in self.modules:
+            if cell in dark:
+                continue
+            kinds[kind] = kinds.get(kind, 0) + 1
+            module = modules[kind]
+            earned += module.income
+            if module.stores:
+                rooms[module.stores] += rules.storage_per_module
+        trade = kinds.get("space_port", 0) > 0
+        gift = self.gift if trade and kinds.get("catalog_store") else None
+        output = sum(out for cell, out, plants in self.barns
+                     if cell not in dark and any(p not in dark for p in plants))
+        values = self.values[trade]
+        amounts = allocate(rules, output, rooms, values, gift, self.orders[trade])
+        total = allocation_value(rules, amounts, values, gift) + earned
+        return total + self.suit if kinds.get("law_office") else total
+
+    def penalty(self, dark: frozenset[Cell]) -> float:
+        homes = [c for c, k in self.modules if k == "habitation"]
+        return self.homeless if homes and all(c in dark for c in homes) else 0.0
+
+    def cheapest(self, dark: frozenset[Cell]) -> Cell:
+        """The lit module whose going dark loses the least expected income (habitations last)."""
+        modules = self.rules.modules
+        options = []
+        for cell, kind in self.modules:
+            if not modules[kind].uses or cell in dark:
+                continue
+            trial = dark | {cell}
+            options.append((self.income(trial) - self.penalty(trial), -modules[kind].uses, cell))
+        return max(options)[2]
+
+    def powered(self) -> tuple[float, frozenset[Cell]]:
+        """Expected income after the energy balance: besides the modules dark already, modules
+        turned off one by one, each time the one whose loss costs least, until the rest have energy."""
+        dark = self.dark
+        while self.short(dark):
+            dark = dark | {self.cheapest(dark)}
+        return self.income(dark), dark
+
+
 def powered_income(state: ColonyState, seat: int, sheet: Sheet) -> tuple[float, frozenset[Cell]]:
-    """Expected income after the energy balance: besides the modules dark already, modules
-    turned off one by one, each time the one whose loss costs least, until the rest have energy."""
-    rules = state.rules
-    colony = Colony(rules, state.board, sheet)
-    values = _unit_values(state, Colony(rules, state.board, replace(sheet, dark=frozenset())), seat)
-    while colony.shortage():
-        cell = _cheapest_to_turn_off(state, seat, sheet, values)
-        sheet = replace(sheet, dark=sheet.dark | {cell})
-        colony = Colony(rules, state.board, sheet)
-    return colony_income(state, seat, sheet, values), sheet.dark
-
-
-def _cheapest_to_turn_off(state: ColonyState, seat: int, sheet: Sheet, values) -> Cell:
-    """The lit module whose going dark loses the least expected income (habitations last)."""
-    rules = state.rules
-    options = []
-    for cell, kind in sheet.modules:
-        if not rules.modules[kind].uses or cell in sheet.dark:
-            continue
-        trial = replace(sheet, dark=sheet.dark | {cell})
-        income = colony_income(state, seat, trial, values) - _habitation_penalty(state, trial)
-        options.append((income, -rules.modules[kind].uses, cell))
-    return max(options)[2]
-
-
-def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
-    """What a dark habitation costs: no more building while turns are left to build in."""
-    homes = [c for c, k in sheet.modules if k == "habitation"]
-    if homes and all(c in sheet.dark for c in homes) and state.turns_left() > 1:
-        return float(state.rules.advice["dark_habitation_cost"])
-    return 0.0
+    return DarkTrials(state, seat, sheet).powered()
 
 
 # -- the abstract colony: module counts, for build plans --------------------------------------
@@ -290,6 +326,7 @@ class Planner:
         self.turns = state.turns_left()
         self.money = colony.sheet.money
         self.memo: dict[tuple, float] = {}
+        self.values: dict[tuple[str, bool], dict] = {}
         self.abstract = AbstractIncome(state, seat, self.sick)
         self.abstract.rank(self.counts, self.lush)
         self.barn_room = bool(state.build_spaces(seat, "barn")) if self.counts.get("processing_plant") else True
@@ -329,9 +366,13 @@ class Planner:
         return max(options, key=lambda k: values[self.rules.modules[k].stores])
 
     def value(self, kind: str, lush: bool = False) -> dict:
-        """Figures of building one ``kind`` now: per-turn income change (alone, with the solar
-        panels its energy needs, or with the cheapest set completing the colony's core), over
-        the turns left, and net of the prices paid."""
+        """Figures of building one ``kind`` now (worked out once per kind): per-turn income
+        change alone or with the modules it needs, over the turns left, net of the prices paid."""
+        if (kind, lush) not in self.values:
+            self.values[kind, lush] = self._value(kind, lush)
+        return self.values[kind, lush]
+
+    def _value(self, kind: str, lush: bool) -> dict:
         module = self.rules.modules[kind]
         herds = module.herds if lush else 0
         if kind == "habitation" and self.needs_habitation():
@@ -457,7 +498,6 @@ def _build_reason(state: ColonyState, kind: str, figures: dict, cell: Cell) -> s
 
 def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
     planner = Planner(state, seat)
-    values: dict[tuple[str, bool], dict] = {}
     suggestions = []
     for move in state.legal_moves():
         if move.kind != "build":
@@ -465,9 +505,7 @@ def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
         kind = move["module"]
         cell = _cell(state, move["space"])
         lush = cell in state.board.pastures and state.rules.modules[kind].herds > 0
-        if (kind, lush) not in values:
-            values[kind, lush] = planner.value(kind, lush)
-        figures = dict(values[kind, lush])
+        figures = dict(planner.value(kind, lush))
         score = figures["net"] + _placement_bonus(state, seat, kind, cell)
         if kind == "start_up":
             score = 1000 + _placement_bonus(state, seat, kind, cell)
@@ -535,9 +573,9 @@ def _energy_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
     suggestions = []
     for move in state.legal_moves():
         cell = _cell(state, move["space"])
-        trial = replace(sheet, dark=sheet.dark | {cell})
-        income, dark = powered_income(state, seat, trial)
-        income -= _habitation_penalty(state, replace(trial, dark=dark))
+        trials = DarkTrials(state, seat, replace(sheet, dark=sheet.dark | {cell}))
+        income, dark = trials.powered()
+        income -= trials.penalty(dark)
         module = state.rules.modules[sheet.colony[cell]]
         figures = {"income_per_turn": round(income, 2), "energy_saved": module.uses}
         reason = f"{module.name} off: about ${income:.1f} a turn still comes in"
@@ -645,7 +683,6 @@ def best_move(state: ColonyState) -> Move | None:
         return Move.make("allocate", **best_allocation(state, seat))
     if state.stage == "energy":
         sheet = state.sheets[seat]
-        values = _unit_values(state, Colony(state.rules, state.board, replace(sheet, dark=frozenset())), seat)
-        return Move.make("turn_off", space=space_name(_cheapest_to_turn_off(state, seat, sheet, values)))
+        return Move.make("turn_off", space=space_name(DarkTrials(state, seat, sheet).cheapest(sheet.dark)))
     suggestions = advise(state)
     return suggestions[0].move if suggestions else None

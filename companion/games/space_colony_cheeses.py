@@ -681,8 +681,10 @@ class ColonyState(GameState):
             for s in (range(len(self.players)) if self.price_rolls == "shared" else (seat,)):
                 prices[s] = tuple(faces)
             state = replace(self, prices=tuple(prices))
-            shown = ", ".join(f"{self.rules.product_name(p)} ${state.price(seat, p)}" for p in self.rules.products)
-            return replace(state, log=(f"{who}'s prices this turn: {shown}",))._next_actor()
+            shown = ", ".join(f"{self.rules.product_name(p)} ${base_price(self.rules, p, f)}"
+                              for p, f in zip(self.rules.products, faces))
+            whose = f"{who}'s prices" if self.price_rolls == "each" else "prices for everyone"
+            return replace(state, log=(f"{whose} this turn, before events: {shown}",))._next_actor()
         if self.stage == "lawsuit_roll":
             return self._settle_lawsuit(faces[0])
         return self._cure(faces)

@@ -566,7 +566,13 @@ class ColonyState(GameState):
         return self._occupied
 
     def _need(self, seat: int) -> str | None:
-        """``"roll"``, ``"decide"`` or None: what ``seat`` must do in the current step."""
+        """``"roll"``, ``"decide"`` or None: what ``seat`` must do in the current step.
+
+        A part that cannot change anything is skipped: no disease check without a healthy barn
+        or at the disease limit, no energy choice without a shortage, no production without
+        output and room, no gift boxes, sales of leather and manure or lawsuits without the
+        working modules and goods (or someone with $50 to sue), no cure roll without a sick barn.
+        """
         colony, stage = self.colony(seat), self.stage
         if stage == "move":
             return "decide" if self.turn > 1 and self._relocations(seat, first_only=True) else None

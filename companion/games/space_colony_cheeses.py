@@ -135,6 +135,7 @@ class Rules:
     advice: Mapping[str, Any]
 
     def __getattr__(self, name: str) -> Any:
+        """The numbers of the data file's ``[game]`` table as attributes (``rules.turns``)."""
         try:
             return self.__dict__["numbers"][name]
         except KeyError:

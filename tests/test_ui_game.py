@@ -172,8 +172,8 @@ def test_a_whole_dairyman_game_by_touch(ui):
                 resumed = True
             continue
 
-        suggestions = play.ids.suggestions.children[::-1]
-        assert suggestions, f"no suggestion in phase {state.phase}"
+        panel = play.board                                     # Dairyman's board panel: the advice on it
+        assert panel is not None and not panel.advice.best.disabled, f"no suggestion in phase {state.phase}"
         if moves == 1:
             ui.screenshot("play-suggestions")
         if moves == HAND_MOVE_AT and not hand_move:
@@ -186,14 +186,14 @@ def test_a_whole_dairyman_game_by_touch(ui):
             hand_move = True
             moves += 1
             continue
-        ui.tap(suggestions[0])
+        ui.tap(panel.advice.best)
         moves += 1
         if moves == UNDO_AT_MOVE and not undone:
             after = app.state.to_json()
             ui.tap(play.ids.undo_button)
             assert app.state.to_json() == state.to_json()
             assert app.session.history()[-1]["kind"] == "undo"
-            ui.tap(play.ids.suggestions.children[-1])          # the same top suggestion again
+            ui.tap(play.board.advice.best)                     # the same top suggestion again
             assert app.state.to_json() == after
             undone = True
             ui.tap(ui.button("Scores"))

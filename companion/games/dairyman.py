@@ -625,7 +625,7 @@ class DairymanState(GameState):
         tile = self.tiles[tile_id]
         kind = "ice cream" if tile.kind == "ice_cream" else "cheese"
         flipped = tile_id in self.flipped
-        needs = "a freeze token" if tile.kind == "ice_cream" else f"the yellow die on {tile.face}"
+        needs = "a freeze token" if tile.kind == "ice_cream" else f"a yellow {tile.face}"
         return {"tile": tile_id, "name": f"{kind} {tile.flipped_value}" if flipped else f"milk {tile.value}",
                 "value": tile.flipped_value if flipped else tile.value, "flipped": flipped,
                 "flips_to": f"{kind} {tile.flipped_value}", "flip_needs": None if flipped else needs,

@@ -699,8 +699,8 @@ class DerbyState(GameState):
 
     def card_view(self, seat: int, card: int) -> dict:
         """One card of a player as the table shows it: the side up, what it takes, what it
-        does, the dice on it and whether it could be activated.  ``card`` is the name moves
-        use (never shown)."""
+        does, the dice on it and whether it could be activated.  ``card`` and
+        ``other_side_key`` are the names moves use (never shown)."""
         spec, (side_index, dice) = self.rules.cards[card], self.boards[seat][card]
         side = spec.sides[side_index]
         count = (f"{side.required} or more dice" if not side.slots else f"{side.slots} dice"
@@ -709,7 +709,7 @@ class DerbyState(GameState):
         return {"card": spec.key, "title": side.title, "takes": f"{count}, {PATTERN_WORDS[side.pattern]}",
                 "does": ACTION_WORDS[side.action], "dice": [die_words(d) for d in dice],
                 "complete": side.action != "none" and self.can_activate(seat, card) is None,
-                "other_side": other.title if other else None}
+                "other_side": other.title if other else None, "other_side_key": other.key if other else None}
 
     def board_view(self) -> dict:
         """The whole table for a board display, in player words: every player's cards with
@@ -732,6 +732,17 @@ class DerbyState(GameState):
             "the Compost" if target is None else self.players[target],
             "to_roll": list(self.reroll), "compost": [die_words(d) for d in self.compost],
         }
+
+    def suggestion_words(self, suggestion: Suggestion) -> dict:
+        """A suggestion as a headline (the move) and a short reason, in player words."""
+        figures = suggestion.advice
+        if suggestion.move.kind == "reroll":
+            reason = (f"About {figures['expected_give_now']:.1f} dice to give away now and "
+                      f"{figures['expected_give_next']:.1f} ready for the next turn")
+        else:
+            reason = suggestion.reason[:1].upper() + suggestion.reason[1:]
+        text = self.describe(suggestion.move)
+        return {"headline": text[:1].upper() + text[1:], "reason": reason}
 
     def placement_plan(self) -> Move | None:
         """The advice's place for every die in hand, as one move (None when no die is to be

@@ -69,7 +69,7 @@ def check_screen(ui: UiDriver, panel, state) -> None:
     elif view["stage"] in ("distribute", "give"):
         assert shown == [(d["colour"], d["value"]) for d in view["to_hand_out"]]
     if panel.advising:
-        assert fits_button(panel.advice.best)
+        assert fits_button(panel.advice.best), panel.advice.best.text
     for text in visible_texts(panel):
         assert not any(word in text for word in MACHINE_WORDS), text
 
@@ -79,7 +79,8 @@ def fits_button(button) -> bool:
 
     core = CoreLabel(text=MARKUP.sub("", button.text), font_size=button.font_size, text_size=(button.text_size[0], None))
     core.refresh()
-    return core.texture.size[1] <= button.height + 1
+    assert core.texture.size[1] <= button.height + 1, (core.texture.size, button.size, button.text_size)
+    return True
 
 
 def enter_dice(ui: UiDriver, app, dice) -> None:
@@ -110,7 +111,7 @@ def card_box(row, key: str):
     return next(c for c in row.cards if c.card == key)
 
 
-def place_by_touch(ui: UiDriver, app, panel, plan: Move) -> int:
+def place_by_touch(ui: UiDriver, app, panel, plan: Move, counts: Counter) -> int:
     """The plan's placements made by tapping the dice in hand, then their card; one step per card."""
     steps = 0
     by_card: dict[str, list[str]] = {}
@@ -125,6 +126,7 @@ def place_by_touch(ui: UiDriver, app, panel, plan: Move) -> int:
         ui.tap(card_box(actor_row(panel), card))
         assert not app.notice, app.notice
         steps += 1
+        counts["several dice in one step"] += len(dice) > 1
         if app.state.stage not in ("setup_place", "assign", "receive", "reassign"):
             break
         check_screen(ui, panel, app.state)
@@ -214,16 +216,17 @@ def test_a_whole_derby_game_by_touch(ui):
                 shots.add("setup")
                 ui.screenshot("derby-2-setup")
             plan = state.placement_plan()
-            if state.stage == "setup_place" and state.actor == 0:      # all of the set-up dice on the Stove
-                ui.tap(panel.all_button)
-                ui.tap(card_box(actor_row(panel), "stove"))
-                counts["all in one step"] += 1
-            elif len(plan["placements"]) > 1 and counts["placing"] % ADVICE_EVERY == 0:
+            if state.stage == "setup_place" and not counts["all on a run"]:   # equal dice break a run
+                assert_refused(ui, app, lambda: (ui.tap(panel.all_button), ui.tap(card_box(actor_row(panel), "run"))))
+                ui.tap(panel.all_button)                                 # none chosen any more
+                assert not any(c.chosen for c in panel.hand_chips)
+                counts["all on a run"] += 1
+            if len(plan["placements"]) > 1 and counts["placing"] % ADVICE_EVERY == 0:
                 assert panel.advice.items[0][2] == plan
                 ui.tap(panel.advice.best)                               # "place the dice as advised"
                 counts["advice"] += 1
             else:
-                counts["place steps"] += place_by_touch(ui, app, panel, plan)
+                counts["place steps"] += place_by_touch(ui, app, panel, plan, counts)
             counts["placing"] += 1
             assert not app.notice, app.notice
             continue
@@ -243,7 +246,8 @@ def test_a_whole_derby_game_by_touch(ui):
     state = app.state
     assert state.is_terminal() and state.winner is not None
     assert counts["another player's card"] and counts["a die that does not fit"] and counts["an incomplete card"]
-    assert counts["nothing chosen"] and counts["all in one step"] and counts["advice"] and counts["place steps"]
+    assert counts["nothing chosen"] and counts["all on a run"] and counts["advice"] and counts["place steps"]
+    assert counts["several dice in one step"]
     assert {"setup", "roll", "hand out", "turn"} <= shots
     summary = app.screen("summary")
     assert state.players[state.winner] in summary.ids.winner.text

@@ -29,7 +29,7 @@ from ui.widgets import colour_rgba
 
 CHIP = 26
 """A die's side on a card (dp); its number is 18sp."""
-HAND_CHIP = 32
+HAND_CHIP = 28
 PLACING = ("setup_place", "assign", "receive", "reassign")
 BUTTONS = {"activate": (("end_turn", "End turn"),), "set_side": (("keep_sides", "Keep sides"),),
            "lift": (("done_lifting", "Done"),)}

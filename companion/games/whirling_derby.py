@@ -734,15 +734,28 @@ class DerbyState(GameState):
         }
 
     def suggestion_words(self, suggestion: Suggestion) -> dict:
-        """A suggestion as a headline (the move) and a short reason, in player words."""
-        figures = suggestion.advice
-        if suggestion.move.kind == "reroll":
-            reason = (f"About {figures['expected_give_now']:.1f} dice to give away now and "
+        """A suggestion as a headline (the move) and a short reason, in player words: short
+        enough for three lines of a button, naming a player once."""
+        move, figures = suggestion.move, suggestion.advice
+        headline, reason = self.describe(move), suggestion.reason
+        if move.kind == "reroll":
+            reason = (f"about {figures['expected_give_now']:.1f} dice to give away now and "
                       f"{figures['expected_give_next']:.1f} ready for the next turn")
-        else:
-            reason = suggestion.reason[:1].upper() + suggestion.reason[1:]
-        text = self.describe(suggestion.move)
-        return {"headline": text[:1].upper() + text[1:], "reason": reason}
+        elif move.kind == "activate":
+            card = self.rules.card_index(move["card"])
+            given = figures["give_now"]
+            headline = f"activate your {self.side(self.turn_seat, card).title}"
+            reason = (f"gives away {_dice(given)} now: {ACTION_WORDS[self.side(self.turn_seat, card).action]}"
+                      if given else "nothing given away now; sets up your cards")
+        elif move.kind == "hand" and figures.get("to") not in (None, "Compost"):
+            reason = reason.replace(f"help {figures['to']}", "help them").replace(
+                "your own colour can never come back to you", "your own colour never comes back")
+        elif move.kind == "give":
+            dice = [_die_text(d) for d in self.outgoing]
+            shown = f"{', '.join(dice[:-1])} and {dice[-1]}" if len(dice) > 1 else dice[0]
+            headline = f"give {shown} to {move['to']}"
+            reason = f"they keep {figures['received']} and have {figures['their_dice']} dice on their cards"
+        return {"headline": headline[:1].upper() + headline[1:], "reason": reason[:1].upper() + reason[1:]}
 
     def placement_plan(self) -> Move | None:
         """The advice's place for every die in hand, as one move (None when no die is to be

@@ -148,6 +148,8 @@ class DerbyPanel(BoardPanel):
         self.stage_buttons: dict[str, Button] = {}
         self.advice = AdviceBox(self.play)
         self.ids.advice_slot.add_widget(self.advice)
+        self.bind(size=self._arrange, rolling=self._arrange)
+        self.ids.boards.bind(minimum_height=self._arrange)
 
     @property
     def camera_slot(self):
@@ -167,6 +169,15 @@ class DerbyPanel(BoardPanel):
         self._show_hand(view)
         self._show_buttons(state, view)
         self._show_advice(state, view)
+
+    def _arrange(self, *_args) -> None:
+        """The boards as tall as they need, the bottom row (hand and advice) 80 dp; while dice
+        are due the camera takes what the boards leave (at least 100 dp; the boards scroll)."""
+        room = self.height - dp(44) - 2 * dp(3) - 2 * dp(2)
+        needed = self.ids.boards.minimum_height
+        bottom = max(dp(100), room - needed) if self.rolling else dp(80)
+        self.ids.bottom.size_hint_y, self.ids.bottom.height = None, bottom
+        self.ids.boards_view.height = max(0, room - bottom)
 
     def _show_boards(self, view: dict) -> None:
         box = self.ids.boards

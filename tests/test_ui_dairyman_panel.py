@@ -39,6 +39,15 @@ def fits(label) -> bool:
     return core.texture.size[1] <= label.height + 1
 
 
+def fits_button(button) -> bool:
+    """The button's whole text (bold parts bold) fits its height at its text width."""
+    from kivy.core.text.markup import MarkupLabel
+
+    core = MarkupLabel(text=button.text, font_size=button.font_size, text_size=(button.text_size[0], None))
+    core.refresh()
+    return core.texture.size[1] <= button.height + 1
+
+
 def check_screen(panel, state) -> None:
     """The panel shows what ``board_view`` says, in player words, nothing cut."""
     view = state.board_view()
@@ -66,7 +75,7 @@ def check_screen(panel, state) -> None:
         assert card.current == player["current"]
     if panel.advising:
         best = state.suggestion_words(state.game.advise(state)[0])
-        assert best["headline"] in MARKUP.sub("", panel.advice.best.text)
+        assert best["headline"] in MARKUP.sub("", panel.advice.best.text) and fits_button(panel.advice.best)
     for text in visible_texts(panel):
         assert not any(word in text for word in MACHINE_WORDS), text
 

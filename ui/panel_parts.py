@@ -1,4 +1,4 @@
-"""Parts the Dairyman and Whirling Derby board panels share: a player's card, a die, and the
+"""Parts of the Dairyman and Whirling Derby board panels: a die, a player's card, and the
 advice box (the best move as one large button with its reason, the others behind "More").
 
 Display only: they show what a panel hands them and call back with the engine's moves.
@@ -16,6 +16,7 @@ from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 from kivy.uix.popup import Popup
 from kivy.uix.scrollview import ScrollView
+from kivy.utils import escape_markup
 
 from ui.board_panels import PLAYER_RGBA
 from ui.widgets import colour_rgba
@@ -99,15 +100,13 @@ class PlayerCard(BoxLayout):
         self.score_label = Label(font_size="28sp", bold=True, size_hint_x=None, width=dp(50), halign="right",
                                  valign="middle")
         self.score_label.bind(size=lambda w, s: setattr(w, "text_size", s))
-        self.body = body
         self.add_widget(body)
         self.add_widget(self.score_label)
         self.bind(pos=self._redraw, size=self._redraw, current=self._redraw)
 
-    def fill(self, name: str, score: str, detail: str, current: bool, name_note: str = "") -> None:
+    def fill(self, name: str, score: str, detail: str, current: bool) -> None:
         self.player, self.current = name, current
-        self.name_label.text = name + (f"  [size=18sp]{name_note}[/size]" if name_note else "")
-        self.name_label.markup = True
+        self.name_label.text = name
         self.name_label.color = HIGHLIGHT_RGBA if current else (1, 1, 1, 1)
         self.score_label.text = score
         self.detail_label.text = detail
@@ -146,7 +145,7 @@ class AdviceBox(BoxLayout):
     def show(self, items: Sequence[tuple[str, str, object]]) -> None:
         self.items = list(items)
         if self.items:
-            headline, reason, _ = self.items[0]
+            headline, reason = (escape_markup(t) for t in self.items[0][:2])
             self.best.text = f"[b]{headline}[/b]\n{reason}" if reason else f"[b]{headline}[/b]"
         else:
             self.best.text = ""
@@ -161,9 +160,9 @@ class AdviceBox(BoxLayout):
         popup = Popup(title="Other choices, best first", title_size="20sp", size_hint=(0.96, 0.96),
                       _anim_duration=0)
         for headline, reason, move in self.items[1:MORE_SHOWN + 1]:
-            button = Button(text=f"[b]{headline}[/b]\n{reason}", markup=True, font_size="18sp", halign="left",
-                            valign="middle", size_hint_y=None, height=dp(64), background_normal="",
-                            background_color=(0.2, 0.27, 0.36, 1))
+            button = Button(text=f"[b]{escape_markup(headline)}[/b]\n{escape_markup(reason)}", markup=True,
+                            font_size="18sp", halign="left", valign="middle", size_hint_y=None, height=dp(64),
+                            background_normal="", background_color=(0.2, 0.27, 0.36, 1))
             button.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(14), None)),
                         texture_size=lambda b, s: setattr(b, "height", max(dp(60), s[1] + dp(12))))
             button.bind(on_release=lambda _b, m=move: (popup.dismiss(), self.on_move(m)))

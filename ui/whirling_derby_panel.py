@@ -23,7 +23,15 @@ from kivy.uix.stacklayout import StackLayout
 from companion.engine import Move
 from ui.board_panels import BoardPanel
 from ui.panel_parts import (
-    CARD_RGBA, CURRENT_CARD_RGBA, HIGHLIGHT_RGBA, AdviceBox, DieChip, ink_for, seat_rgba, sentence, wrapped,
+    CARD_RGBA,
+    CURRENT_CARD_RGBA,
+    HIGHLIGHT_RGBA,
+    AdviceBox,
+    DieChip,
+    ink_for,
+    seat_rgba,
+    sentence,
+    wrapped,
 )
 from ui.widgets import colour_rgba
 

@@ -11,6 +11,7 @@ changes nothing.
 """
 from __future__ import annotations
 
+from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, StringProperty
@@ -37,7 +38,9 @@ from ui.widgets import colour_rgba
 
 CHIP = 26
 """A die's side on a card (dp); its number is 18sp."""
-HAND_CHIP = 28
+HAND_CHIP = 42
+"""A die in hand (dp): a target a finger hits."""
+HAND_GAP = 3
 PLACING = ("setup_place", "assign", "receive", "reassign")
 BUTTONS = {"activate": (("end_turn", "End turn"),), "set_side": (("keep_sides", "Keep sides"),),
            "lift": (("done_lifting", "Done"),)}
@@ -158,6 +161,7 @@ class DerbyPanel(BoardPanel):
         self.ids.advice_slot.add_widget(self.advice)
         self.bind(size=self._arrange, rolling=self._arrange)
         self.ids.boards.bind(minimum_height=self._arrange)
+        self.ids.hand.bind(width=self._arrange)
 
     @property
     def camera_slot(self):
@@ -177,15 +181,30 @@ class DerbyPanel(BoardPanel):
         self._show_hand(view)
         self._show_buttons(state, view)
         self._show_advice(state, view)
+        self._arrange()
 
     def _arrange(self, *_args) -> None:
-        """The boards as tall as they need, the bottom row (hand and advice) 80 dp; while dice
-        are due the camera takes what the boards leave (at least 100 dp; the boards scroll)."""
+        """The boards as tall as they need, the bottom row (hand and advice) as tall as the dice
+        in hand need (at least 80 dp); while dice are due the camera takes what the boards
+        leave (at least 100 dp).  Boards that do not fit scroll."""
         room = self.height - dp(44) - 2 * dp(3) - 2 * dp(2)
         needed = self.ids.boards.minimum_height
-        bottom = max(dp(100), room - needed) if self.rolling else dp(80)
+        hand = self.ids.hand
+        per_row = max(1, int((hand.width + dp(HAND_GAP)) // (dp(HAND_CHIP) + dp(HAND_GAP))))
+        rows = -(-len(hand.children) // per_row) if hand.children else 1
+        bottom = max(dp(80), dp(24) + rows * (dp(HAND_CHIP) + dp(HAND_GAP)))
+        if self.rolling:
+            bottom = max(dp(100), room - needed)
         self.ids.bottom.size_hint_y, self.ids.bottom.height = None, bottom
         self.ids.boards_view.height = max(0, room - bottom)
+        acting = next((row for row in self.rows if row.current), None)
+        if acting is not None and needed > self.ids.boards_view.height:
+            Clock.schedule_once(lambda _dt: self._show_row(acting))
+
+    def _show_row(self, row: PlayerRow) -> None:
+        """Scroll the boards so that ``row`` (the acting player's) shows whole."""
+        if row.parent is not None and self.ids.boards_view.height > 0:
+            self.ids.boards_view.scroll_to(row, padding=0, animate=False)
 
     def _show_boards(self, view: dict) -> None:
         box = self.ids.boards
@@ -217,7 +236,7 @@ class DerbyPanel(BoardPanel):
             self.hand_chips.append(chip)
             box.add_widget(chip)
         if stage in PLACING and len(dice) > 1:
-            every = Button(text="All", font_size="18sp", size_hint=(None, None), size=(dp(52), dp(HAND_CHIP)))
+            every = Button(text="All", font_size="19sp", size_hint=(None, None), size=(dp(56), dp(HAND_CHIP)))
             every.bind(on_release=lambda _b: self.choose_all())
             self.all_button = every
             box.add_widget(every)
@@ -258,13 +277,13 @@ class DerbyPanel(BoardPanel):
             plan = state.placement_plan()
             if plan is not None and len(plan["placements"]) > 1:
                 count = len(plan["placements"])
-                items.append((f"Place the {count} dice as advised",
-                              "Each die where the advice puts it; Undo takes them all back", plan))
+                items.append((f"Place the {count} dice as advised", "Undo takes them all back", plan))
             for suggestion in state.game.advise(state):
                 words = state.suggestion_words(suggestion)
                 items.append((words["headline"], words["reason"], suggestion.move))
         self.advice.show(items)
         self.advising = bool(items)
+        self.ids.advice_slot.width = dp(330 if view["stage"] in PLACING else 490) if items else 0
 
     # -- taps -------------------------------------------------------------------------------
     def _own(self, row: PlayerRow) -> bool:

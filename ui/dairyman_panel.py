@@ -18,9 +18,6 @@ from companion.engine import Move
 from ui.board_panels import BoardPanel
 from ui.panel_parts import AdviceBox, DieChip, PlayerCard, sentence, wrapped
 
-MAX_CHIPS = 12
-"""The most dice a Dairyman roll has (7 white, 1 yellow, 4 red)."""
-
 
 class DisplayTile(Button):
     """A tile of the order display: what it is worth, what it flips to and what that needs."""
@@ -61,6 +58,7 @@ class DairymanPanel(BoardPanel):
         self.cards: list[PlayerCard] = []
         self.aside_label = wrapped(Label(font_size="18sp", halign="left", valign="middle"), 2)
         self.ids.roll.add_widget(self.aside_label)
+        self.ids.roll.bind(width=self._size_chips)
         self.advice = AdviceBox(self.play)
         self.ids.advice_slot.add_widget(self.advice)
         for tile in self.ids.display.children:
@@ -112,11 +110,12 @@ class DairymanPanel(BoardPanel):
             row.clear_widgets()
             self.chips = []
             for place in range(len(dice)):
-                chip = DieChip(size_hint_x=None, width=dp(34))
+                chip = DieChip(size_hint_x=None)
                 chip.bind(on_release=lambda _c, p=place: self.die_tapped(p))
                 self.chips.append(chip)
                 row.add_widget(chip)
             row.add_widget(self.aside_label)
+            self._size_chips()
         for place, (chip, die) in enumerate(zip(self.chips, dice)):
             chip.set_die(die)
             chip.chosen = place in self.frozen or any(place in s for s in self.sets)
@@ -124,6 +123,12 @@ class DairymanPanel(BoardPanel):
         kept = ", ".join(d["text"] for d in view["kept"])
         self.aside_label.text = (f"set aside: {aside}" if aside else "") + (f"  kept: {kept}" if kept else "")
         self._show_chosen()
+
+    def _size_chips(self, *_args) -> None:
+        """Dice as wide as a finger (48 dp) while they fit beside the "set aside" note, else narrower."""
+        width = max(dp(34), min(dp(48), (self.ids.roll.width - dp(96)) / max(1, len(self.chips))))
+        for chip in self.chips:
+            chip.width = width
 
     def _show_chosen(self) -> None:
         dice = self.view.get("roll", [])

@@ -31,7 +31,6 @@ from ui.panel_parts import (
     DieChip,
     ink_for,
     seat_rgba,
-    sentence,
     wrapped,
 )
 from ui.widgets import colour_rgba
@@ -320,7 +319,7 @@ class DerbyPanel(BoardPanel):
         elif stage == "lift":
             self.refuse("tap a die on the card to lift it")
         else:
-            self.refuse(sentence(self.view["step"]).rstrip(".") + ": not a card to tap now")
+            self.refuse(f"no card to tap now: {self.view['step']}")
 
     def die_on_card_tapped(self, card: CardBox, chip: DieChip) -> None:
         """A die on a card: lifted in the reassign action, else the tap is the card's."""

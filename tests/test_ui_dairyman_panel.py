@@ -30,11 +30,12 @@ def visible_texts(root) -> list[str]:
 
 
 def fits(label) -> bool:
-    """The label's whole text fits its box (nothing cut, nothing shortened)."""
-    from kivy.core.text import Label as CoreLabel
+    """The label's whole text (bold parts bold) fits its box: nothing cut, nothing shortened."""
+    from kivy.core.text.markup import MarkupLabel
 
-    core = CoreLabel(text=MARKUP.sub("", label.text), font_size=label.font_size, bold=label.bold,
-                     text_size=(label.width, None))
+    width = label.text_size[0] or label.width
+    core = MarkupLabel(text=label.text if label.markup else label.text.replace("[", "&bl;"),
+                       font_size=label.font_size, bold=label.bold, text_size=(width, None))
     core.refresh()
     return core.texture.size[1] <= label.height + 1
 
@@ -59,9 +60,10 @@ def check_screen(panel, state) -> None:
     for tile, button in zip(view["display"], tiles):
         text = MARKUP.sub("", button.text)
         assert tile["name"] in text.lower() and tile["flip_needs"] in text and tile["flips_to"] in text
+        assert fits(button), text
     for barn, box in zip(view["barns"], panel.ids.barns.children[::-1]):
         text = MARKUP.sub("", box.text)
-        assert barn["name"] in text.lower()
+        assert barn["name"] in text.lower() and fits(box), text
         for dice in barn["sets"]:
             assert "+".join(d["text"] for d in dice) in text
     if not panel.rolling:

@@ -1,4 +1,5 @@
-"""A whole two-player Dairyman game played through the real app by touch.
+"""A whole two-player Dairyman game played through the real app by touch, on Dairyman's
+board panel (checked against the state's ``board_view`` at every step).
 
 The simulated camera throws the dice the game asks for; the real reader reads each
 photo; the test, like a player, compares what was read with what is on the table (the
@@ -14,6 +15,7 @@ import math
 import random
 from collections import Counter
 
+from test_ui_dairyman_panel import check_screen
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Die
@@ -139,6 +141,8 @@ def test_a_whole_dairyman_game_by_touch(ui):
     while app.root.current != "summary":
         play = app.screen("play")
         state = app.state
+        ui.pump(2)
+        check_screen(play.board, state)                        # the board panel shows the table as it is
         request = state.dice_to_roll()
         if request is not None:
             throws = app.grabber.source.throws

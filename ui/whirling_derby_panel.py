@@ -186,16 +186,18 @@ class DerbyPanel(BoardPanel):
         """The boards as tall as they need, the bottom row (hand and advice) as tall as the dice
         in hand need (at least 80 dp); while dice are due the camera takes what the boards
         leave (at least 100 dp).  Boards that do not fit scroll."""
-        room = self.height - dp(44) - 2 * dp(3) - 2 * dp(2)
+        room = self.height - dp(44) - 3 * dp(3) - 2 * dp(2)
         needed = self.ids.boards.minimum_height
-        hand = self.ids.hand
-        per_row = max(1, int((hand.width + dp(HAND_GAP)) // (dp(HAND_CHIP) + dp(HAND_GAP))))
-        rows = -(-len(hand.children) // per_row) if hand.children else 1
+        hand, rows, x = self.ids.hand, 1, 0.0
+        for item in hand.children[::-1]:          # the rows the dice and buttons in hand wrap to
+            if x and x + item.width > hand.width:
+                rows, x = rows + 1, 0.0
+            x += item.width + dp(HAND_GAP)
         bottom = max(dp(80), dp(24) + rows * (dp(HAND_CHIP) + dp(HAND_GAP)))
         if self.rolling:
             bottom = max(dp(100), room - needed)
         self.ids.bottom.size_hint_y, self.ids.bottom.height = None, bottom
-        self.ids.boards_view.height = max(0, room - bottom)
+        self.ids.boards_view.height = max(0, min(needed, room - bottom))   # the rest: room below the boards
         acting = next((row for row in self.rows if row.current), None)
         if acting is not None and needed > self.ids.boards_view.height:
             Clock.schedule_once(lambda _dt: self._show_row(acting))
@@ -282,7 +284,8 @@ class DerbyPanel(BoardPanel):
                 items.append((words["headline"], words["reason"], suggestion.move))
         self.advice.show(items)
         self.advising = bool(items)
-        self.ids.advice_slot.width = dp(330 if view["stage"] in PLACING else 490) if items else 0
+        narrow = bool(items) and items[0][2].get("placements") is not None     # many dice in hand want the room
+        self.ids.advice_slot.width = dp(330 if narrow else 490) if items else 0
 
     # -- taps -------------------------------------------------------------------------------
     def _own(self, row: PlayerRow) -> bool:

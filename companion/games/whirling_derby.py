@@ -754,7 +754,7 @@ class DerbyState(GameState):
             dice = [_die_text(d) for d in self.outgoing]
             shown = f"{', '.join(dice[:-1])} and {dice[-1]}" if len(dice) > 1 else dice[0]
             headline = f"give {shown} to {move['to']}"
-            reason = f"they keep {figures['received']} and have {figures['their_dice']} dice on their cards"
+            reason = f"they keep {figures['received']} and have {_dice(figures['their_dice'])} on their cards"
         return {"headline": headline[:1].upper() + headline[1:], "reason": reason[:1].upper() + reason[1:]}
 
     def placement_plan(self) -> Move | None:

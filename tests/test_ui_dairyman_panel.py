@@ -51,6 +51,10 @@ def fits_button(button) -> bool:
 
 def check_screen(panel, state) -> None:
     """The panel shows what ``board_view`` says, in player words, nothing cut."""
+    from kivy.base import EventLoop
+
+    for _ in range(2):                 # the layout settles, as a player's eye would wait for it
+        EventLoop.idle()
     view = state.board_view()
     assert panel.step_text == view["step"]
     assert f"{view['supply']['freeze']} freeze" in panel.supply_text

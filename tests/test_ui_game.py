@@ -141,7 +141,6 @@ def test_a_whole_dairyman_game_by_touch(ui):
     while app.root.current != "summary":
         play = app.screen("play")
         state = app.state
-        ui.pump(2)
         check_screen(play.board, state)                        # the board panel shows the table as it is
         request = state.dice_to_roll()
         if request is not None:

@@ -16,7 +16,7 @@ from kivy.uix.label import Label
 
 from companion.engine import Move
 from ui.board_panels import BoardPanel
-from ui.panel_parts import AdviceBox, DieChip, PlayerCard, sentence, wrapped
+from ui.panel_parts import MORE_SHOWN, AdviceBox, DieChip, PlayerCard, sentence, wrapped
 
 
 class DisplayTile(Button):
@@ -159,7 +159,7 @@ class DairymanPanel(BoardPanel):
     def _show_advice(self, state) -> None:
         suggestions = [] if self.rolling or state.is_terminal() else state.game.advise(state)
         items = []
-        for suggestion in suggestions:
+        for suggestion in suggestions[:MORE_SHOWN + 1]:      # a 12-dice roll has hundreds of locks
             words = state.suggestion_words(suggestion)
             items.append((words["headline"], words["reason"], suggestion.move))
         self.advice.show(items)

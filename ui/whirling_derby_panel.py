@@ -27,6 +27,7 @@ from ui.panel_parts import (
     CARD_RGBA,
     CURRENT_CARD_RGBA,
     HIGHLIGHT_RGBA,
+    MORE_SHOWN,
     AdviceBox,
     DieChip,
     ink_for,
@@ -279,7 +280,7 @@ class DerbyPanel(BoardPanel):
             if plan is not None and len(plan["placements"]) > 1:
                 count = len(plan["placements"])
                 items.append((f"Place the {count} dice as advised", "Undo takes them all back", plan))
-            for suggestion in state.game.advise(state):
+            for suggestion in state.game.advise(state)[:MORE_SHOWN + 1]:
                 words = state.suggestion_words(suggestion)
                 items.append((words["headline"], words["reason"], suggestion.move))
         self.advice.show(items)

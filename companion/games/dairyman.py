@@ -697,26 +697,43 @@ class DairymanState(GameState):
         return kind.capitalize()
 
     def suggestion_words(self, suggestion: Suggestion) -> dict:
-        """A suggestion as a headline (the move and its main figure) and a reason, in player words."""
+        """A suggestion as a headline (the move and its main figure) and a short reason, in
+        player words (the advice's own reason where it is short already)."""
         figures, kind = suggestion.advice, suggestion.move.kind
-        figure = ""
+        figure, reason = "", suggestion.reason
         if kind == "lock":
-            figure = (f"{percent(figures['p_more_set'])} chance of another set" if figures["then"] == "re-roll"
-                      else f"worth {figures['claimable_now']} points" if figures["claimable_now"]
-                      else "then stop")
+            left, claimable = figures["dice_left"], figures["claimable_now"]
+            if figures["then"] == "re-roll":
+                figure = f"{percent(figures['p_more_set'])} chance of another set"
+                reason = f"then re-roll {left} {'die' if left == 1 else 'dice'}: {figures['expected_points']:.1f} " \
+                         "points expected"
+            else:
+                figure = f"worth {claimable} points" if claimable else "nothing to claim"
+                reason = ("then stop" if claimable else "then stop: the turn fails") + (
+                    f"; re-rolling the {left} left makes a set {percent(figures['p_more_set'])}" if left else "")
         elif kind == "reroll":
             figure = f"{percent(figures['p_more_set_with_freeze'])} chance of a set"
+            if figures["expected_points"] is not None:
+                stop = self.barn_total if self.claimable_subsets() else 0
+                reason = f"{figures['expected_points']:.1f} points expected" + (
+                    f", against {stop} for stopping now" if stop else ", against failing if stopping now")
+            else:
+                reason = "a weaker freeze choice"
         elif kind == "claim":
             figure = f"{figures['claimed']} points"
         elif kind == "fail":
             figure = f"{-int(self.fail_points)} points lost"
+            left = figures["backorder_tokens_left"]
+            reason = ("no set to lock" if self.phase == LOCK else "the barns pay for no tile") + (
+                ": spoilage follows" if left == 0 else f"; {left} backorder token{'s' if left != 1 else ''} left")
         elif kind == "flip" and figures.get("bonus"):
             figure = f"{figures['bonus']} more points"
+            cost = max(0.0, figures["bonus"] - figures["flip_gain"])
+            reason = f"safe from spoilage; the yellow die was worth {cost:.1f} points this turn"
         elif kind == "ability":
             figure = f"{percent(figures['p_set_after'])} chance of a set"
         headline = self.move_words(suggestion.move) + (f": {figure}" if figure else "")
-        reason = suggestion.reason[:1].upper() + suggestion.reason[1:]
-        return {"headline": headline, "reason": reason}
+        return {"headline": headline, "reason": reason[:1].upper() + reason[1:]}
 
     # -- JSON -------------------------------------------------------------------------
     def to_json(self) -> dict:

@@ -56,7 +56,8 @@ def check_screen(panel, state) -> None:
     for _ in range(2):                 # the layout settles, as a player's eye would wait for it
         EventLoop.idle()
     view = state.board_view()
-    assert panel.step_text == view["step"]
+    assert panel.step_text == view["step"] and fits(panel.ids.step) and fits(panel.ids.supply)
+    assert fits(panel.ids.chosen), panel.chosen_text
     assert f"{view['supply']['freeze']} freeze" in panel.supply_text
     assert f"{view['supply']['backorders']} backorder" in panel.supply_text
     assert f"{view['stack']} tiles" in panel.supply_text

@@ -68,6 +68,7 @@ def check_screen(ui: UiDriver, panel, state) -> None:
         assert shown == [(d["colour"], d["value"]) for d in view["hand"]]
     elif view["stage"] in ("distribute", "give"):
         assert shown == [(d["colour"], d["value"]) for d in view["to_hand_out"]]
+    assert fits(panel.ids.hand_title) and fits(panel.ids.step), (panel.hand_text, panel.step_text)
     if panel.advising:
         assert fits_button(panel.advice.best), panel.advice.best.text
     for text in visible_texts(panel):

@@ -227,7 +227,7 @@ class DerbyPanel(BoardPanel):
             dice = view["to_hand_out"]
             self.hand_text = ("Tap a die to hand it on" if stage == "distribute" else "These dice go to one player")
         elif stage == "choose_reroll":
-            dice, self.hand_text = [], "Tap a card to re-roll its dice, or a colour:"
+            dice, self.hand_text = [], "Tap a card, or a colour:"
         else:
             dice, self.hand_text = [], ""
         for place, die in enumerate(dice):

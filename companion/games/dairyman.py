@@ -642,7 +642,7 @@ class DairymanState(GameState):
                     + f" (roll {self.roll_no})")
         if self.phase == LOCK:
             return f"{me} locks sets of ten in barn {self.barn_label}"
-        return f"{me} re-rolls, or stops and claims tiles worth up to {self.barn_total}"
+        return f"{me} re-rolls or stops and claims up to {self.barn_total}"
 
     def board_view(self) -> dict:
         """The whole table for a board display, in player words: the display tiles (value,

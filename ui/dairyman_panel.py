@@ -42,7 +42,8 @@ class DairymanPanel(BoardPanel):
     step_text = StringProperty("")
     supply_text = StringProperty("")
     chosen_text = StringProperty("")
-    rolling = BooleanProperty(False)      # dice are due: the camera shows where the roll would be
+    rolling = BooleanProperty(False)      # dice are due: the camera shows below the barns
+    dice_shown = BooleanProperty(True)    # the row of dice: after a roll, or dice kept for a re-roll
     locking = BooleanProperty(False)      # right after a roll: dice tapped form sets
     continuing = BooleanProperty(False)   # after locking: dice tapped are frozen, tiles tapped claimed
     advising = BooleanProperty(False)
@@ -76,6 +77,7 @@ class DairymanPanel(BoardPanel):
             self.sets, self.frozen, self.claims = [[]], [], []
         phase = view["phase"]
         self.rolling = state.dice_to_roll() is not None
+        self.dice_shown = not self.rolling or bool(view["kept"])
         self.locking, self.continuing = phase == "lock", phase == "continue"
         self.step_text = view["step"]
         supply = view["supply"]
@@ -87,7 +89,7 @@ class DairymanPanel(BoardPanel):
         self._show_players(view)
         self._show_advice(state)
         slot = self.ids.camera_slot
-        slot.opacity, slot.disabled = (1, False) if self.rolling else (0, True)   # else: room below the players
+        slot.opacity, slot.disabled = (1, False) if self.rolling else (0, True)   # else: room below the advice
 
     def _show_display(self, view: dict) -> None:
         tiles = self.ids.display.children[::-1]

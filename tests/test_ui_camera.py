@@ -54,3 +54,35 @@ def test_a_replay_camera_unplugged_mid_game_is_reported_and_comes_back(ui, tmp_p
     ui.wait(lambda: not app.camera_problem, timeout=30, what="the camera to come back")
     before = app.grabber.count
     ui.wait(lambda: app.grabber.count > before, what="new pictures")
+
+
+def test_a_whole_roll_typed_on_the_keypad_in_ten_taps(ui):
+    app = ui.launch(camera="usb:9")
+    app.start_game("dairyman", ["Ann", "Bob"], {})
+    ui.pump(3)
+    play = app.screen("play")
+    taps = 0
+
+    def tap(widget):
+        nonlocal taps
+        ui.tap(widget)
+        taps += 1
+
+    tap(play.keypad_button)
+    keypad = play.keypad
+    keys = {b.text: b for b in keypad.content.walk() if getattr(b, "text", None) in {"1", "2", "3", "4", "5", "6"}
+            and b.font_size > 30}
+    use = ui.button("Use dice", root=keypad)
+    ui.tap(keys["2"])
+    ui.tap(ui.button("Back", root=keypad))             # a slip, taken back
+    assert keypad.entered == []
+    for index, (_colour, value) in enumerate(HAND_ROLL):
+        assert use.disabled
+        tap(keys[str(value)])
+        if index == 4:
+            ui.screenshot("keypad")
+    assert not use.disabled
+    tap(use)
+    assert taps == 10 and keypad.parent is None
+    roll = app.session.history()[-1]
+    assert roll["kind"] == "roll" and [(d["colour"], d["value"]) for d in roll["dice"]] == list(HAND_ROLL)

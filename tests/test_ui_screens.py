@@ -76,7 +76,7 @@ def test_a_bad_rules_option_is_one_line_and_starts_nothing(ui):
     start = app.screen("start")
     ui.choose(start.ids.game_choice, "Dairyman")
     faces = next(row.children[0] for row in start.ids.options.children
-                 if "cheese faces" in row.children[1].text)
+                 if "cheese faces" in row.children[1].text.lower())
     faces.text = "1 2 3"
     ui.tap(start.ids.start_button)
     assert app.root.current == "start"

@@ -99,7 +99,7 @@ class CompanionApp(App):
         self.gpio = None
         self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
-        self.initial_players = tuple(players or ())
+        self.initial_players = tuple(players or self.preferences["players"] or ())
         self.store = store or SessionStore()
         self.grabber: FrameGrabber | None = None
         self.reader: ReaderProcess | None = None
@@ -117,6 +117,10 @@ class CompanionApp(App):
             load_layout(f"{name}_screen.kv")
             manager.add_widget(module.SCREEN_CLASS(name=name))
         Window.bind(on_key_down=self._on_key_down)
+        # A docked on-screen keyboard (the Pi's) lifts the screen so the field being typed into stays in
+        # sight; Kivy only measures the keyboard when told, so tell it whenever one comes or goes.
+        Window.softinput_mode = "pan"
+        Window.bind(children=lambda *_: Window.trigger_keyboard_height())
         return manager
 
     def on_start(self) -> None:
@@ -246,16 +250,32 @@ class CompanionApp(App):
             self.session = self.store.new_session(game_name, players, options, seed=self.seed)
         if self.attempt(start):
             self.session.game.forget_positions()   # the advice's memory of the last game: days of play stay flat
+            self.preferences.set_players(list(self.session.players))
             self._changed()
             self.show("play")
             return True
         return False
 
+    def rematch(self) -> bool:
+        """A new game of the same game with the same players, seats and rules options."""
+        if self.session is None:
+            return False
+        return self.start_game(self.session.game.name, list(self.session.players), dict(self.session.options))
+
     def unfinished_session(self) -> Session | None:
         return self.store.latest_unfinished()
 
-    def resume(self) -> bool:
-        session = self.unfinished_session()
+    def unfinished_games(self) -> list[dict]:
+        """Every unfinished game, the most recently played first (``SessionStore.list_sessions`` rows)."""
+        return [info for info in self.store.list_sessions() if not info["finished"]]
+
+    def resume(self, session_id: int | None = None) -> bool:
+        """Carry on with game ``session_id``, or the most recently played unfinished one."""
+        try:
+            session = self.store.open(session_id) if session_id is not None else self.unfinished_session()
+        except CompanionError as exc:
+            self.notice = str(exc)
+            return False
         if session is None:
             self.notice = "there is no unfinished game to resume"
             return False
@@ -363,6 +383,14 @@ class CompanionApp(App):
         if not 0 <= index < len(self.reading):
             raise UserError(f"there is no die {index + 1} in this reading")
         self.reading = [d for i, d in enumerate(self.reading) if i != index]
+
+    def enter_roll(self, dice) -> bool:
+        """Use dice typed by hand as the current player's roll (no photo)."""
+        if self.session is not None and self.attempt(lambda: self.session.roll(list(dice))):
+            self._await_motion = True
+            self._changed()
+            return True
+        return False
 
     def accept_reading(self) -> bool:
         """Use the read (and corrected) dice as the current player's roll."""

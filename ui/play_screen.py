@@ -17,13 +17,12 @@ from kivy.uix.togglebutton import ToggleButton
 
 from ui.board_panels import panel_for
 from ui.game_panels import resources
+from ui.keypad import RollKeypad
 from ui.widgets import colour_rgba
 
 SEVERITY_RGBA = {"critical": (0.72, 0.05, 0.05, 1), "warning": (1.0, 0.72, 0.15, 1)}
 SEVERITY_INK = {"critical": (1, 1, 1, 1), "warning": (0, 0, 0, 1)}
 """Banner colours: white on dark red and black on amber, both above WCAG AA's 4.5:1."""
-DIE_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purple", "black")
-"""Colours offered when correcting a die whose request names no colour."""
 
 
 def format_figure(value) -> str:
@@ -32,6 +31,16 @@ def format_figure(value) -> str:
     if isinstance(value, float):
         return f"{value:.0%}" if 0 <= value <= 1 else f"{value:.1f}"
     return str(value)
+
+
+def die_colour_choices(request, game) -> list[str]:
+    """The colours a die entered by hand may have: those the request names, else the game's box,
+    else (dice whose colour the game does not care about, e.g. any die may be any colour) none."""
+    named = list(dict.fromkeys(c for c in (request.colours if request else ()) if c))
+    if named and None not in request.colours:
+        return named
+    box = (game.dice_colours or ()) if game is not None else ()
+    return list(dict.fromkeys([*named, *box]))
 
 
 def alert_sentence(alert) -> str:
@@ -47,9 +56,9 @@ def suggestion_text(suggestion) -> str:
     figures = "  ".join(f"{k.replace('_', ' ')} {format_figure(v)}" for k, v in suggestion.advice.items())
     lines = [f"[b]{suggestion.text}[/b]"]
     if figures:
-        lines.append(f"[size=15sp]{figures}[/size]")
+        lines.append(f"[size=18sp]{figures}[/size]")
     if suggestion.reason:
-        lines.append(f"[size=14sp][i]{suggestion.reason}[/i][/size]")
+        lines.append(f"[size=18sp][i]{suggestion.reason}[/i][/size]")
     return "\n".join(lines)
 
 
@@ -70,6 +79,8 @@ class PlayScreen(Screen):
     """The game's board panel (:mod:`ui.board_panels`) while its game is played, else None."""
     alert_popup = None
     """The alerts in full, while the player has them open."""
+    keypad = keypad_button = None
+    """The roll keypad (while open) and the button that opens it."""
 
     def on_kv_post(self, _base) -> None:
         # Strong references: ``ids`` holds weak ones, and these leave the tree while a board panel is shown.
@@ -190,7 +201,7 @@ class PlayScreen(Screen):
             parts = [f"{name.replace('_', ' ')} {value}" for name, value in counters.items()]
             mark = "> " if player == state.current_player else ""
             label = Label(text=f"[b]{mark}{player}[/b] {scores.get(player, 0)} pts  " + "  ".join(parts),
-                          markup=True, font_size="15sp", halign="left", valign="middle", shorten=True,
+                          markup=True, font_size="18sp", halign="left", valign="middle", shorten=True,
                           size_hint_y=None, height=dp(28))
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             box.add_widget(label)
@@ -211,19 +222,20 @@ class PlayScreen(Screen):
     def edit_die(self, index: int | None) -> None:
         """A popup to set a die's colour and value (``index`` None: add a die the reader missed).
 
-        Tap a colour, then the value: the value commits the change."""
+        Tap a colour, then the value: the value commits the change.  A game whose dice have no
+        colours to tell apart (its request and its box name none) shows the values only."""
         app = App.get_running_app()
         die = app.reading[index] if index is not None else None
         request = app.state.dice_to_roll() if app.state else None
-        colours = list(dict.fromkeys(c for c in (request.colours if request else ()) if c)) or \
-            list(DIE_COLOUR_CHOICES)
+        colours = die_colour_choices(request, app.session.game if app.session else None)
         content = BoxLayout(orientation="vertical", spacing=dp(8))
-        title = (f"Die {index + 1}: read as {die.value or '?'} {die.colour or '?'}: tap colour, then value"
-                 if die else "Add a die: tap colour, then value")
+        step = "tap colour, then value" if colours else "tap its value"
+        read_as = f"{die.value or '?'} {die.colour or ''}".strip() if die else ""
+        title = f"Die {index + 1}: read as {read_as}: {step}" if die else f"Add a die: {step}"
         popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86),
                       _anim_duration=0)
-        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60))
-        chosen = {"colour": die.colour if die and die.colour in colours else colours[0]}
+        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60) if colours else 0)
+        chosen = {"colour": die.colour if die and die.colour in colours else (colours[0] if colours else None)}
         for colour in colours:
             button = ToggleButton(text=colour, group="die-colour", font_size="20sp", background_normal="",
                                   background_down="", allow_no_selection=False,
@@ -281,6 +293,11 @@ class PlayScreen(Screen):
         add = Button(text="+", font_size="26sp", size_hint_x=None, width=dp(48))
         add.bind(on_release=lambda _b: self.edit_die(None))
         box.add_widget(add)
+        if not dice:
+            typed = Button(text="Type the roll", font_size="19sp", size_hint_x=None, width=dp(150))
+            typed.bind(on_release=lambda _b: self.open_keypad())
+            box.add_widget(typed)
+            self.keypad_button = typed
         for index, die in enumerate(dice):
             rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
             chip = Button(text=str(die.value) if die.certain else "?", font_size="24sp", bold=True,
@@ -288,6 +305,16 @@ class PlayScreen(Screen):
                           color=(0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1))
             chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
             box.add_widget(chip)
+
+    def open_keypad(self) -> None:
+        """A keypad to type the whole roll the game asks for, one tap per die."""
+        app = App.get_running_app()
+        request = app.state.dice_to_roll() if app.state else None
+        if request is None:
+            app.notice = "no dice to enter now: choose a move"
+            return
+        self.keypad = RollKeypad(request, colours=tuple(app.session.game.dice_colours or ()))
+        self.keypad.open()
 
     # -- a move by hand ---------------------------------------------------------------
     def other_move(self) -> None:

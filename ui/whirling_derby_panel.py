@@ -187,7 +187,7 @@ class DerbyPanel(BoardPanel):
         """The boards as tall as they need, the bottom row (hand and advice) as tall as the dice
         in hand need (at least 80 dp); while dice are due the camera takes what the boards
         leave (at least 100 dp).  Boards that do not fit scroll."""
-        room = self.height - dp(44) - 3 * dp(3) - 2 * dp(2)
+        room = self.height - dp(48) - 3 * dp(3) - 2 * dp(2)
         needed = self.ids.boards.minimum_height
         hand, rows, x = self.ids.hand, 1, 0.0
         for item in hand.children[::-1]:          # the rows the dice and buttons in hand wrap to

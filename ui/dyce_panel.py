@@ -219,11 +219,11 @@ class DycePanel(BoardPanel):
                 cell.text, cell.font_size = f"[b]{market['white_die']}[/b]", cell.height * 0.45
             elif shop:
                 cell.background_color = self.colour_of(shop["owner"])
-                cell.color, cell.font_size = (0, 0, 0, 1), max(dp(14), cell.height * 0.3)
+                cell.color, cell.font_size = (0, 0, 0, 1), max(dp(18), cell.height * 0.3)
                 cell.text = f"[b]£{shop['pounds']}[/b]" if shop["pounds"] else ""
             else:
                 cell.background_color, cell.color = EMPTY_RGBA, (0.6, 0.65, 0.72, 1)
-                cell.text, cell.font_size = cell.space, max(dp(12), cell.height * 0.22)
+                cell.text, cell.font_size = cell.space, max(dp(18), cell.height * 0.3)
 
     def _show_market(self, market: dict) -> None:
         last = market["last_die"]

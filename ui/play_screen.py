@@ -33,6 +33,12 @@ def format_figure(value) -> str:
     return str(value)
 
 
+KIND_WORDS = {"reroll": "re-roll", "set_side": "turn a card", "done_lifting": "done lifting", "take_pound": "take £1",
+              "end_turn": "end turn", "end_build": "end building", "skip_move": "no move", "turn_off": "turn off",
+              "no_lawsuit": "no lawsuit", "gift_boxes": "gift boxes", "end_round": "end round"}
+"""The kinds of move as the "Other move" list's tabs name them, where the engine's name is not a word."""
+
+
 def die_colour_choices(request, game) -> list[str]:
     """The colours a die entered by hand may have: those the request names, else the game's box,
     else (dice whose colour the game does not care about, e.g. any die may be any colour) none."""
@@ -339,7 +345,7 @@ class PlayScreen(Screen):
                 listing.add_widget(button)
 
         for kind in dict.fromkeys(m.kind for m in moves):
-            button = Button(text=kind.replace("_", " "), font_size="18sp")
+            button = Button(text=KIND_WORDS.get(kind, kind.replace("_", " ")).capitalize(), font_size="18sp")
             button.bind(on_release=lambda _b, k=kind: show_kind(k))
             kinds.add_widget(button)
         content.add_widget(kinds)

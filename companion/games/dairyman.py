@@ -49,9 +49,12 @@ class Tile:
     face: int | None = None      # cheese: the yellow die value that flips it
 
     def label(self, flipped: bool = False) -> str:
-        if not flipped:
-            return f"milk {self.value} (#{self.id})"
-        return f"{'ice cream' if self.kind == 'ice_cream' else 'cheese'} {self.flipped_value} (#{self.id})"
+        """The tile as a player names it: its value and, face down, what it flips to and how
+        ("milk 20 (cheese on a yellow 4)"), so two tiles of one value are told apart without numbers."""
+        kind = "ice cream" if self.kind == "ice_cream" else "cheese"
+        if flipped:
+            return f"{kind} {self.flipped_value}"
+        return f"milk {self.value} ({'ice cream' if self.kind == 'ice_cream' else f'cheese on a yellow {self.face}'})"
 
 
 ABILITY_TEXT = dice_math.ABILITY_TEXT
@@ -412,7 +415,7 @@ class DairymanState(GameState):
         if not isinstance(ids, (list, tuple)) or not ids or not all(isinstance(i, int) for i in ids):
             raise RuleError("claim", "name the display tiles to claim by number, e.g. tiles=[3]")
         if len(set(ids)) != len(ids) or not set(ids) <= set(self.display):
-            shown = ", ".join(f"#{i}" for i in self.display)
+            shown = ", ".join(self.tiles[i].label() for i in self.display)
             raise RuleError("claim", f"claim distinct tiles from the display ({shown})")
         # Any non-empty set of display tiles the barns can pay for is a legal claim;
         # claiming less than the barns could buy is allowed, the rest is lost.
@@ -467,7 +470,7 @@ class DairymanState(GameState):
 
     def _own_tile(self, tile_id: Any) -> Tile:
         if not isinstance(tile_id, int) or tile_id not in self.owned[self.current]:
-            raise RuleError("own tile", f"{self.players[self.current]} has no tile #{tile_id}")
+            raise RuleError("own tile", f"that tile is not {self.players[self.current]}'s")
         return self.tiles[tile_id]
 
     # -- ends of turns ----------------------------------------------------------------
@@ -610,7 +613,7 @@ class DairymanState(GameState):
         if kind == "flip":
             tile = self.tiles[move["tile"]]
             how = f"the yellow {tile.face}" if tile.kind == "cheese" else "a freeze token"
-            return f"flip {tile.label()} to {tile.label(True).split(' (')[0]} with {how}"
+            return f"flip milk {tile.value} to {tile.label(True)} with {how}"
         if kind == "ability":
             tile = self.tiles[move["tile"]]
             die = move.get("die")

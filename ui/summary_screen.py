@@ -74,7 +74,7 @@ class SummaryScreen(Screen):
             self.winner_text = f"{state.players[0]}: {scores[state.players[0]]} points"
         else:
             self.winner_text = f"{' and '.join(winners)} {verb}" + \
-                (f" with {scores[winners[0]]} points" if counts_points and winners else "")
+                (f" with {scores[winners[0]]} points" if winners and scores[winners[0]] > 0 else "")
         self.length_text = length_text(app.session.history())
         box = self.ids.places
         box.clear_widgets()

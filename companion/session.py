@@ -598,6 +598,10 @@ class Session:
     def finished(self) -> bool:
         return self.state.is_terminal()
 
+    def score_history(self) -> list[dict[str, int]]:
+        """Every player's score after each roll and move of the current line of play, from the start."""
+        return [state.scores() for state in self._states]
+
     @property
     def can_undo(self) -> bool:
         return bool(self._applied)

@@ -254,8 +254,12 @@ class MonitoredCamera(CameraSource):
         self.monitor.stop()
 
 
-def open_monitored(spec: str | None = None, **options) -> MonitoredCamera:
-    """``open_camera(spec, **options)`` behind a monitor; a camera that cannot open at all raises now.
+def open_monitored(spec: str | None = None, *, keep_trying: bool = False, **options) -> MonitoredCamera:
+    """``open_camera(spec, **options)`` behind a monitor.
+
+    A camera that cannot open at all raises now, unless ``keep_trying`` is set: then the
+    monitor reports it (``camera failed: ...``) and keeps trying to open it, as it does
+    for a camera lost mid-game.
 
     The simulated camera runs at its real frame rate here, as a live camera does.  It has
     no cable to fail, so a pause in its pictures only means the machine is busy: it gets
@@ -266,7 +270,12 @@ def open_monitored(spec: str | None = None, **options) -> MonitoredCamera:
     if (spec or default_spec()).split(":")[0] == "sim":
         options.setdefault("realtime", True)
         monitor_options = {"stall_seconds": SIM_PATIENCE_SECONDS, "start_seconds": SIM_PATIENCE_SECONDS}
-    first = [open_camera(spec, **options)]
+    try:
+        first = [open_camera(spec, **options)]
+    except CameraError:
+        if not keep_trying:
+            raise
+        first = []
 
     def reopen() -> CameraSource:
         return first.pop() if first else open_camera(spec, **options)

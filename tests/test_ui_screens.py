@@ -30,8 +30,10 @@ def test_space_reads_and_ctrl_z_undoes_ctrl_y_redoes(ui):
     assert app.state.to_json() == moved
 
     ui.key(122, "z", ["ctrl"])
+    assert not app.screen("play").ids.undo_button.disabled
     ui.key(122, "z", ["ctrl"])                       # back to the chance node: the dice are to be read
     assert app.state.dice_to_roll() is not None
+    assert app.screen("play").ids.undo_button.disabled, "nothing left to undo, yet Undo can be tapped"
     done = app.readings_done
     ui.key(32, " ")
     assert app.reading_busy or app.readings_done > done, app.notice
@@ -39,6 +41,8 @@ def test_space_reads_and_ctrl_z_undoes_ctrl_y_redoes(ui):
 
 
 def test_a_critical_alert_fills_the_banner(ui):
+    from kivy.uix.label import Label
+
     with SessionStore() as store:
         session = store.new_session("dairyman", ["Ann", "Bob"], seed=1)
         session.roll(NO_SET_ROLL)
@@ -49,10 +53,20 @@ def test_a_critical_alert_fills_the_banner(ui):
     play = app.screen("play")
     banner = play.ids.banner
     ui.pump(3)
-    assert alerts[0].message.upper() in banner.text
+    first = alerts[0].message
+    assert first[:1].upper() + first[1:] in banner.text.split("\n")[0]        # a sentence, most severe first
+    assert banner.text != banner.text.upper()
     assert banner.height >= 56 and banner.width == ui.window.width
-    assert tuple(play.banner_rgba[:3]) == (0.85, 0.08, 0.08)
+    assert play.banner_rgba[0] > 0.5 > play.banner_rgba[1] and play.banner_ink[:3] == [1, 1, 1]
     ui.screenshot("play-alert")
+    ui.tap(banner)                                   # a tap shows every alert in full
+    popup = play.alert_popup
+    assert popup is not None and popup.parent is not None
+    shown = [w.text for w in popup.walk() if isinstance(w, Label)]
+    assert any(first[1:] in text for text in shown)
+    ui.screenshot("play-alert-expanded")
+    ui.tap(ui.button("Close", root=popup))
+    assert popup.parent is None
     ui.tap(play.ids.suggestions.children[-1])        # the only move: fail, take a backorder token
     assert app.state.to_json()["backorders"] == [1, 0]
 
@@ -62,7 +76,7 @@ def test_a_bad_rules_option_is_one_line_and_starts_nothing(ui):
     start = app.screen("start")
     ui.choose(start.ids.game_choice, "Dairyman")
     faces = next(row.children[0] for row in start.ids.options.children
-                 if "cheese faces" in row.children[1].text)
+                 if "cheese faces" in row.children[1].text.lower())
     faces.text = "1 2 3"
     ui.tap(start.ids.start_button)
     assert app.root.current == "start"

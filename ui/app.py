@@ -81,6 +81,7 @@ class CompanionApp(App):
     reading = ListProperty([])             # DieReadings of the roll waiting to be used
     reading_busy = BooleanProperty(False)
     notice = StringProperty("")            # the last one-line error or hint
+    camera_problem = StringProperty("")    # what is wrong with the camera now ("" while it works)
     simulated = BooleanProperty(False)     # the camera is the simulated one: offer "roll"
     auto_read = BooleanProperty(True)      # read by itself once the dice come to rest
 
@@ -98,7 +99,7 @@ class CompanionApp(App):
         self.gpio = None
         self.auto_read = self.preferences["auto_read"]
         self.initial_game = game
-        self.initial_players = tuple(players or ())
+        self.initial_players = tuple(players or self.preferences["players"] or ())
         self.store = store or SessionStore()
         self.grabber: FrameGrabber | None = None
         self.reader: ReaderProcess | None = None
@@ -122,9 +123,11 @@ class CompanionApp(App):
         drop_duplicate_touch_source()
         self.last_resort = LastResort(self)
         ExceptionManager.add_handler(self.last_resort)
-        self.attempt(self.load_profile)
-        self.attempt(lambda: self.open_camera(self.camera_spec))
-        self.attempt(self.open_gpio)
+        refusals = []
+        for step in (self.load_profile, lambda: self.open_camera(self.camera_spec, keep_trying=True), self.open_gpio):
+            if not self.attempt(step):
+                refusals.append(self.notice)
+        self.notice = "; ".join(refusals)     # each step's success would otherwise clear the one before
         self.bind(reading_busy=self._show_status, revision=self._show_status, reading=self._show_status)
         self.reader = ReaderProcess(self._reading_done)
         self.reader.warm_up()
@@ -146,10 +149,14 @@ class CompanionApp(App):
             self.gpio.close()
         self.store.close()
 
-    def open_camera(self, spec: str) -> None:
-        """Switch the live view to camera ``spec`` (sim, usb[:N], pi, replay:PATH)."""
+    def open_camera(self, spec: str, keep_trying: bool = False) -> None:
+        """Switch the live view to camera ``spec`` (sim, usb[:N], pi, replay:PATH).
+
+        A camera that cannot open raises, unless ``keep_trying``: then the banner says so
+        and the camera is tried again by itself until it comes.
+        """
         spec = spec or default_spec()
-        source = open_monitored(spec)
+        source = open_monitored(spec, keep_trying=keep_trying)
         if self.grabber:
             self.grabber.stop()
         self.camera_spec = spec
@@ -239,16 +246,32 @@ class CompanionApp(App):
             self.session = self.store.new_session(game_name, players, options, seed=self.seed)
         if self.attempt(start):
             self.session.game.forget_positions()   # the advice's memory of the last game: days of play stay flat
+            self.preferences.set_players(list(self.session.players))
             self._changed()
             self.show("play")
             return True
         return False
 
+    def rematch(self) -> bool:
+        """A new game of the same game with the same players, seats and rules options."""
+        if self.session is None:
+            return False
+        return self.start_game(self.session.game.name, list(self.session.players), dict(self.session.options))
+
     def unfinished_session(self) -> Session | None:
         return self.store.latest_unfinished()
 
-    def resume(self) -> bool:
-        session = self.unfinished_session()
+    def unfinished_games(self) -> list[dict]:
+        """Every unfinished game, the most recently played first (``SessionStore.list_sessions`` rows)."""
+        return [info for info in self.store.list_sessions() if not info["finished"]]
+
+    def resume(self, session_id: int | None = None) -> bool:
+        """Carry on with game ``session_id``, or the most recently played unfinished one."""
+        try:
+            session = self.store.open(session_id) if session_id is not None else self.unfinished_session()
+        except CompanionError as exc:
+            self.notice = str(exc)
+            return False
         if session is None:
             self.notice = "there is no unfinished game to resume"
             return False
@@ -357,6 +380,14 @@ class CompanionApp(App):
             raise UserError(f"there is no die {index + 1} in this reading")
         self.reading = [d for i, d in enumerate(self.reading) if i != index]
 
+    def enter_roll(self, dice) -> bool:
+        """Use dice typed by hand as the current player's roll (no photo)."""
+        if self.session is not None and self.attempt(lambda: self.session.roll(list(dice))):
+            self._await_motion = True
+            self._changed()
+            return True
+        return False
+
     def accept_reading(self) -> bool:
         """Use the read (and corrected) dice as the current player's roll."""
         def roll():
@@ -386,6 +417,8 @@ class CompanionApp(App):
             self._await_motion = False
         if self.grabber is None:
             return
+        if self.camera_problem != (self.grabber.error or ""):
+            self.camera_problem = self.grabber.error or ""
         count, frame = self.grabber.latest()
         if frame is not None and not self.reader.busy:
             if self._read_wanted:

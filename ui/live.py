@@ -56,7 +56,8 @@ class FrameGrabber:
                     if frame is not None and self.prepare is not None:
                         frame = self.prepare(frame)
             except Exception as exc:  # noqa: BLE001 - a camera fault must reach the screen, not kill the app
-                self.error = f"camera: {exc}"
+                message = str(exc) or type(exc).__name__
+                self.error = message if "camera" in message.lower() else f"camera: {message}"
                 frame = None
             if frame is not None:
                 self.display = cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)   # here, not on the UI thread

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kivy.app import App
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
@@ -16,9 +17,12 @@ from kivy.uix.togglebutton import ToggleButton
 
 from ui.board_panels import panel_for
 from ui.game_panels import resources
+from ui.keypad import RollKeypad
 from ui.widgets import colour_rgba
 
-SEVERITY_RGBA = {"critical": (0.85, 0.08, 0.08, 1), "warning": (0.95, 0.6, 0.0, 1)}
+SEVERITY_RGBA = {"critical": (0.72, 0.05, 0.05, 1), "warning": (1.0, 0.72, 0.15, 1)}
+SEVERITY_INK = {"critical": (1, 1, 1, 1), "warning": (0, 0, 0, 1)}
+"""Banner colours: white on dark red and black on amber, both above WCAG AA's 4.5:1."""
 DIE_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purple", "black")
 """Colours offered when correcting a die whose request names no colour."""
 
@@ -31,6 +35,15 @@ def format_figure(value) -> str:
     return str(value)
 
 
+def alert_sentence(alert) -> str:
+    """An alert as a sentence: capital first letter, naming its players when it does not yet."""
+    message = alert.message.strip()
+    named = [p for p in alert.players if p not in message]
+    if named and len(named) == len(alert.players):
+        message = f"{' and '.join(named)}: {message}"
+    return message[:1].upper() + message[1:]
+
+
 def suggestion_text(suggestion) -> str:
     figures = "  ".join(f"{k.replace('_', ' ')} {format_figure(v)}" for k, v in suggestion.advice.items())
     lines = [f"[b]{suggestion.text}[/b]"]
@@ -41,16 +54,25 @@ def suggestion_text(suggestion) -> str:
     return "\n".join(lines)
 
 
+class AlertBanner(ButtonBehavior, Label):
+    """The alerts across the top; a tap shows them in full."""
+
+
 class PlayScreen(Screen):
     turn_text = StringProperty("")
     table_text = StringProperty("")
     prompt_text = StringProperty("")
     banner_text = StringProperty("")
     banner_rgba = ListProperty([0, 0, 0, 0])
+    banner_ink = ListProperty([1, 1, 1, 1])
     compact_banner = BooleanProperty(False)     # a board panel needs the height
 
     board = None
     """The game's board panel (:mod:`ui.board_panels`) while its game is played, else None."""
+    alert_popup = None
+    """The alerts in full, while the player has them open."""
+    keypad = keypad_button = None
+    """The roll keypad (while open) and the button that opens it."""
 
     def on_kv_post(self, _base) -> None:
         # Strong references: ``ids`` holds weak ones, and these leave the tree while a board panel is shown.
@@ -115,10 +137,36 @@ class PlayScreen(Screen):
         self.compact_banner = True
 
     def _show_alerts(self, state) -> None:
+        """The alerts that matter now, one sentence a line, the most severe first."""
         urgent = [a for a in state.alerts() if a.severity in SEVERITY_RGBA]
         urgent.sort(key=lambda a: a.severity != "critical")
-        self.banner_text = "   ".join(a.message.upper() for a in urgent)
+        self.banner_text = "\n".join(alert_sentence(a) for a in urgent)
         self.banner_rgba = list(SEVERITY_RGBA[urgent[0].severity]) if urgent else [0, 0, 0, 0]
+        self.banner_ink = list(SEVERITY_INK[urgent[0].severity]) if urgent else [1, 1, 1, 1]
+        if self.alert_popup is not None and self.alert_popup.parent:
+            self.alert_popup.dismiss()
+
+    def expand_alerts(self) -> None:
+        """The banner tapped: every alert in full, in a window a player closes with one tap."""
+        if not self.banner_text:
+            return
+        text = Label(text=self.banner_text, font_size="21sp", halign="left", valign="top")
+        text.bind(width=lambda label, width: setattr(label, "text_size", (width, None)),
+                  texture_size=lambda label, size: setattr(label, "height", size[1]))
+        scroll = ScrollView(do_scroll_x=False)
+        body = BoxLayout(orientation="vertical", size_hint_y=None)
+        body.bind(minimum_height=body.setter("height"))
+        text.size_hint_y = None
+        body.add_widget(text)
+        scroll.add_widget(body)
+        content = BoxLayout(orientation="vertical", spacing=dp(8))
+        content.add_widget(scroll)
+        popup = Popup(title="Alerts", title_size="21sp", content=content, size_hint=(0.95, 0.9), _anim_duration=0)
+        close = Button(text="Close", size_hint_y=None, height=dp(56), font_size="20sp")
+        close.bind(on_release=popup.dismiss)
+        content.add_widget(close)
+        self.alert_popup = popup
+        popup.open()
 
     def _show_suggestions(self, state, request) -> None:
         box = self.ids.suggestions
@@ -160,6 +208,7 @@ class PlayScreen(Screen):
         self.ids.accept_button.disabled = not (waiting_roll and app.reading)
         self.ids.read_button.disabled = not waiting_roll or app.reading_busy
         self.ids.roll_button.disabled = not (waiting_roll and app.simulated)
+        self.ids.undo_button.disabled = not (app.session is not None and app.session.can_undo)
 
     # -- correcting, adding and removing dice ------------------------------------------
     def edit_die(self, index: int | None) -> None:
@@ -235,6 +284,11 @@ class PlayScreen(Screen):
         add = Button(text="+", font_size="26sp", size_hint_x=None, width=dp(48))
         add.bind(on_release=lambda _b: self.edit_die(None))
         box.add_widget(add)
+        if not dice:
+            typed = Button(text="Type the roll", font_size="19sp", size_hint_x=None, width=dp(150))
+            typed.bind(on_release=lambda _b: self.open_keypad())
+            box.add_widget(typed)
+            self.keypad_button = typed
         for index, die in enumerate(dice):
             rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
             chip = Button(text=str(die.value) if die.certain else "?", font_size="24sp", bold=True,
@@ -242,6 +296,16 @@ class PlayScreen(Screen):
                           color=(0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1))
             chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
             box.add_widget(chip)
+
+    def open_keypad(self) -> None:
+        """A keypad to type the whole roll the game asks for, one tap per die."""
+        app = App.get_running_app()
+        request = app.state.dice_to_roll() if app.state else None
+        if request is None:
+            app.notice = "no dice to enter now: choose a move"
+            return
+        self.keypad = RollKeypad(request, colours=app.session.game.dice_colours)
+        self.keypad.open()
 
     # -- a move by hand ---------------------------------------------------------------
     def other_move(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from companion.errors import UserError
 from companion.paths import config_dir
+from companion.safe_files import write_atomically
 
 FILE_NAME = "ui.json"
 
@@ -29,6 +30,8 @@ DEFAULTS: dict[str, Any] = {
     "pins": {},
     # Game name -> option name -> value, used to pre-fill the start screen.
     "options": {},
+    # The players of the last game started, in seat order, to pre-fill the start screen.
+    "players": [],
 }
 
 _CAMERA_SPEC = re.compile(r"^(|sim|pi|usb(:\d+|:/dev/\S+)?|replay:.+)$")
@@ -84,8 +87,10 @@ class Preferences:
                 saved = json.loads(self.path.read_text())
             except (OSError, ValueError) as exc:
                 raise UserError(f"cannot read settings {self.path}: {exc}") from exc
-            for key in DEFAULTS:
-                if key in saved:
+            if not isinstance(saved, dict):
+                raise UserError(f"cannot read settings {self.path}: not a JSON object")
+            for key, default in DEFAULTS.items():
+                if key in saved and isinstance(saved[key], type(default)):
                     self.values[key] = saved[key]
 
     def __getitem__(self, key: str) -> Any:
@@ -117,6 +122,11 @@ class Preferences:
         self.values["options"][game_name] = dict(options)
         self.save()
 
+    def set_players(self, players: list[str]) -> None:
+        """Remember the players of the game just started."""
+        self.values["players"] = [str(p) for p in players]
+        self.save()
+
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.values, indent=2, sort_keys=True))
+        write_atomically(self.path, json.dumps(self.values, indent=2, sort_keys=True))

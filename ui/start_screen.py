@@ -1,14 +1,20 @@
-"""Start screen: resume the unfinished game (offered first) or set up a new one:
-the game, the players in seat order, and the game's rules options."""
+"""Start screen: resume an unfinished game (offered first) or set up a new one:
+the game, the players in seat order (the last game's by default, a random first player on
+request), and the game's rules options."""
 from __future__ import annotations
+
+import random
 
 from kivy.app import App
 from kivy.metrics import dp
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
+from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.spinner import Spinner
 from kivy.uix.textinput import TextInput
 from kivy.uix.togglebutton import ToggleButton
@@ -51,15 +57,25 @@ def option_editor(option: Option, value) -> tuple:
 
 
 def option_row(option: Option, value) -> tuple:
-    """A row with the option's name, its description and its editor; and the editor's reader."""
+    """A row with the option's name, its description and its editor; and the editor's reader.
+    The row grows with the description, so none of it is cut."""
     row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-    label = Label(text=f"[b]{option.name.replace('_', ' ')}[/b]: {option.description}", markup=True,
-                  font_size="13sp", halign="left", valign="top", max_lines=3)
-    label.bind(size=lambda w, s: setattr(w, "text_size", s))
+    label = Label(text=f"[b]{option.name.replace('_', ' ').capitalize()}[/b]: {option.description}", markup=True,
+                  font_size="18sp", halign="left", valign="middle")
+    label.bind(width=lambda w, width: setattr(w, "text_size", (width, None)),
+               texture_size=lambda w, size: setattr(row, "height", max(ROW_HEIGHT, size[1] + dp(8))))
     row.add_widget(label)
     editor, read = option_editor(option, value)
     row.add_widget(editor)
     return row, read
+
+
+def game_line(info: dict) -> str:
+    """'Dairyman: Ann, Bob (12 steps played)' for a row of ``SessionStore.list_sessions``."""
+    game = all_games().get(info["game"])
+    title = game.title if game else info["game"]
+    steps = info["actions"]
+    return f"{title}: {', '.join(info['players'])} ({steps} step{'s' * (steps != 1)} played)"
 
 
 class StartScreen(Screen):
@@ -72,7 +88,10 @@ class StartScreen(Screen):
         super().__init__(**kwargs)
         self.names: list[str] = []
         self.colours: list[str] = []
+        self.unfinished: list[dict] = []
+        self.resume_popup = None
         self._option_readers: dict[str, object] = {}
+        self._rng = random.Random()
 
     @property
     def game(self) -> Game:
@@ -82,9 +101,13 @@ class StartScreen(Screen):
         app = App.get_running_app()
         games = all_games()
         self.game_titles = [g.title for g in games.values()]
-        unfinished = app.unfinished_session()
-        self.resume_text = (f"Resume {unfinished.game.title}: {', '.join(unfinished.players)} "
-                            f"({unfinished.actions} steps played)") if unfinished else ""
+        self.unfinished = app.unfinished_games()
+        if len(self.unfinished) == 1:
+            self.resume_text = f"Resume {game_line(self.unfinished[0])}"
+        elif self.unfinished:
+            self.resume_text = f"Resume a game ({len(self.unfinished)} unfinished)"
+        else:
+            self.resume_text = ""
         if not self.game_name and games:
             wanted = app.initial_game and next((g for g in games.values()
                                                 if g.name == app.initial_game.replace("_", "-").lower()), None)
@@ -122,6 +145,43 @@ class StartScreen(Screen):
             if all(hasattr(row, "colour_choice") for row in rows):
                 self.colours[:len(rows)] = [row.colour_choice.text for row in rows]
 
+    def resume(self) -> None:
+        """Resume the one unfinished game, or list them all to choose from."""
+        app = App.get_running_app()
+        if len(self.unfinished) <= 1:
+            app.resume()
+            return
+        content = BoxLayout(orientation="vertical", spacing=dp(6))
+        popup = Popup(title="Which game?", title_size="21sp", content=content, size_hint=(0.96, 0.94),
+                      _anim_duration=0)
+        listing = GridLayout(cols=1, spacing=dp(4), size_hint_y=None)
+        listing.bind(minimum_height=listing.setter("height"))
+        for info in self.unfinished:
+            button = Button(text=game_line(info), font_size="19sp", size_hint_y=None, height=dp(64),
+                            halign="left", valign="middle")
+            button.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(16), None)))
+            button.bind(on_release=lambda _b, i=info["id"]: (popup.dismiss(), app.resume(i)))
+            listing.add_widget(button)
+        scroll = ScrollView(do_scroll_x=False)
+        scroll.add_widget(listing)
+        content.add_widget(scroll)
+        back = Button(text="Back", font_size="20sp", size_hint_y=None, height=dp(56))
+        back.bind(on_release=popup.dismiss)
+        content.add_widget(back)
+        self.resume_popup = popup
+        popup.open()
+
+    def random_first_player(self) -> None:
+        """Turn the table by a random number of seats: a random player starts, the order stays."""
+        self._read_names()
+        turn = self._rng.randrange(len(self.names))
+        self.names = self.names[turn:] + self.names[:turn]
+        seated = self.colours[:len(self.names)]
+        if seated:
+            self.colours[:len(self.names)] = seated[turn:] + seated[:turn]
+        self._build_players()
+        App.get_running_app().notice = f"{self.names[0]} starts"
+
     def move_seat(self, seat: int, step: int) -> None:
         """Swap a player with the one before (-1) or after (+1) in seat order."""
         self._read_names()
@@ -138,7 +198,7 @@ class StartScreen(Screen):
         for seat, name in enumerate(self.names):
             row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
             row.add_widget(Label(text=f"{seat + 1}.", size_hint_x=None, width=dp(32), font_size="20sp"))
-            row.name_input = TextInput(text=name, multiline=False, font_size="20sp", padding=(dp(8), dp(14)),
+            row.name_input = TextInput(text=name, multiline=False, font_size="19sp", padding=(dp(6), dp(14)),
                                        write_tab=False)
             row.add_widget(row.name_input)
             if seat < len(self.colours):
@@ -149,7 +209,7 @@ class StartScreen(Screen):
                 row.colour_choice.bind(text=lambda w, t: setattr(w, "background_color", colour_rgba(t)))
                 row.add_widget(row.colour_choice)
             for label, step in (("up", -1), ("down", 1)):
-                button = Button(text=label, size_hint_x=None, width=dp(64), font_size="18sp",
+                button = Button(text=label, size_hint_x=None, width=dp(56), font_size="18sp",
                                 disabled=not 0 <= seat + step < len(self.names))
                 button.bind(on_release=lambda _b, s=seat, d=step: self.move_seat(s, d))
                 row.add_widget(button)

@@ -154,7 +154,7 @@ class ScoreChart(Widget):
         self.sources = sorted({s for parts in breakdown.values() for s in parts})
         if not breakdown:
             return
-        name_width, legend_height = dp(110), dp(34)
+        name_width, legend_height = dp(180), dp(34)
         positive = [sum(v for v in parts.values() if v > 0) for parts in breakdown.values()]
         negative = [sum(-v for v in parts.values() if v < 0) for parts in breakdown.values()]
         span = max(1, max(positive) + max(negative))
@@ -164,7 +164,8 @@ class ScoreChart(Widget):
         for i, (player, parts) in enumerate(breakdown.items()):
             y = self.top - (i + 1) * row
             self.add_widget(Label(text=player, pos=(self.x, y), size=(name_width, row), font_size=sp(18),
-                                  halign="right", valign="middle", text_size=(name_width - dp(8), row)))
+                                  halign="right", valign="middle", text_size=(name_width - dp(8), row),
+                                  shorten=True, shorten_from="right"))
             right, left = zero, zero
             for source in self.sources:
                 value = parts.get(source, 0)
@@ -192,3 +193,42 @@ class ScoreChart(Widget):
             label.pos = (x + dp(20), self.y)
             self.add_widget(label)
             x += label.width + dp(32)
+
+
+class ScoreLines(Widget):
+    """Every player's score after each step of the game: one line per player in their colour."""
+
+    history = ListProperty([])
+    colours = ListProperty([])
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.bind(pos=self._redraw, size=self._redraw, history=self._redraw, colours=self._redraw)
+
+    def _redraw(self, *_args) -> None:
+        self.canvas.clear()
+        self.clear_widgets()
+        if len(self.history) < 2:
+            self.add_widget(Label(text="the chart starts after the first step", font_size=sp(18),
+                                  pos=self.pos, size=self.size))
+            return
+        players = list(self.history[0])
+        values = [scores.get(p, 0) for scores in self.history for p in players]
+        low, high = min(0, *values), max(1, *values)
+        left, bottom = self.x + dp(48), self.y + dp(6)
+        width, height = self.width - dp(56), self.height - dp(12)
+
+        def point(step: int, value: float) -> tuple[float, float]:
+            return (left + width * step / (len(self.history) - 1), bottom + height * (value - low) / (high - low))
+
+        with self.canvas:
+            Color(1, 1, 1, 0.5)
+            Line(points=[left, bottom, left + width, bottom], width=dp(1))
+            Line(points=[*point(0, 0), *point(len(self.history) - 1, 0)], width=dp(1), dash_length=4, dash_offset=4)
+            for seat, player in enumerate(players):
+                Color(*self.colours[seat % len(self.colours)] if self.colours else (1, 1, 1, 1))
+                Line(points=[c for step, scores in enumerate(self.history)
+                             for c in point(step, scores.get(player, 0))], width=dp(2))
+        for value in (low, high):
+            self.add_widget(Label(text=str(value), font_size=sp(18), size=(dp(44), dp(24)),
+                                  pos=(self.x, point(0, value)[1] - dp(12))))

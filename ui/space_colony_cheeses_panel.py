@@ -47,6 +47,7 @@ MAP_STEPS = ("build", "end_build", "turn_off", "relocate", "skip_move")
 SHEET_STEPS = ("allocate", "gift_boxes", "sell", "sue", "no_lawsuit")
 EMPTY_RGBA = (0.17, 0.2, 0.25, 1)
 EMPTY_INK = (0.66, 0.71, 0.78, 1)
+NO_EDGE = (0, 0, 0, 0)
 DARK_RGBA = (0.06, 0.06, 0.08, 1)
 FAULT_RGBA = (0.62, 0.4, 0.2, 1)
 LUSH_RGBA = (0.3, 0.75, 0.3, 1)
@@ -116,7 +117,7 @@ class MapSpace(ButtonBehavior, Label):
     fault = BooleanProperty(False)
     lush = BooleanProperty(False)
     fill = ListProperty(EMPTY_RGBA)
-    edge = ListProperty([0, 0, 0, 0])
+    edge = ListProperty(NO_EDGE)
     sick = BooleanProperty(False)
     marked = BooleanProperty(False)
 
@@ -228,6 +229,8 @@ class ColonyPanel(BoardPanel):
         self.amounts_popup = self.module_popup = None
         self.sheet_cells: dict[tuple, Label] = {}
         self.step_labels: list[Label] = []
+        self.order_chips: list[Label] = []
+        self._roll_shown = self._build_on = None
         super().__init__(**kwargs)      # the .kv rules apply here (on_kv_post)
 
     def on_kv_post(self, _base) -> None:
@@ -395,16 +398,17 @@ class ColonyPanel(BoardPanel):
             cell = self.ids.map.cells[space["space"]]
             module = space["module"]
             if module is None:
-                cell.fill, cell.edge, cell.color = EMPTY_RGBA, (0, 0, 0, 0), EMPTY_INK
-                cell.text, cell.bold, cell.sick = space["space"], False, False
+                look = {"fill": EMPTY_RGBA, "edge": NO_EDGE, "color": EMPTY_INK, "text": space["space"], "bold": False,
+                        "sick": False}
             else:
                 owner = self.colour_of(module["owner"])
-                cell.text, cell.bold, cell.sick = tag_of(module["name"]), True, module["sick"]
-                if module["dark"]:
-                    cell.fill, cell.edge, cell.color = DARK_RGBA, owner, owner
-                else:
-                    cell.fill, cell.edge, cell.color = owner, (0, 0, 0, 0), (0, 0, 0, 1)
-            cell.marked = space["space"] in targets or space["space"] == source
+                look = {"fill": DARK_RGBA if module["dark"] else owner, "edge": owner if module["dark"] else NO_EDGE,
+                        "color": owner if module["dark"] else (0, 0, 0, 1), "text": tag_of(module["name"]),
+                        "bold": True, "sick": module["sick"]}
+            look["marked"] = space["space"] in targets or space["space"] == source
+            for name, value in look.items():     # only what changed: each change redraws the space
+                if getattr(cell, name) != (list(value) if isinstance(value, tuple) else value):
+                    setattr(cell, name, value)
 
     def _marked_spaces(self, view: dict) -> tuple[set[str], str]:
         """Where the chosen module may be built, or the chosen module moved (from the legal moves)."""
@@ -515,23 +519,9 @@ class ColonyPanel(BoardPanel):
         slot.width = dp(270) if roll else 0
         first = f"  ·  {view['first_player']} goes first" if view["first_player"] else ""
         self.ids.turn_heading.text = f"[b]Turn {view['turn']} of {view['turns']}[/b]{first}"
-        box = self.ids.roll_box
-        box.clear_widgets()
-        if roll is not None:
-            box.add_widget(wrapped_label(f"[b]Roll now[/b]: {sentence(roll['reason'])}", markup=True))
-            if len(roll["order"]) > 1:
-                box.add_widget(wrapped_label("The dice are read in this order (enter them in it):"))
-                order = StackLayout(size_hint_y=None, spacing=dp(4))
-                order.bind(minimum_height=order.setter("height"))
-                for place, meaning in enumerate(roll["order"], 1):
-                    chip = Label(text=f"[b]{place}[/b] {meaning}", markup=True, font_size="18sp",
-                                 size_hint=(None, None), height=dp(30), color=(0, 0, 0, 1))
-                    chip.texture_update()
-                    chip.width = chip.texture_size[0] + dp(14)
-                    paint(chip, (0.93, 0.93, 0.88, 1))
-                    order.add_widget(chip)
-                box.add_widget(order)
-        self.order_chips = [w for w in box.walk(restrict=True) if isinstance(w, Label) and w.parent is not box]
+        if roll != self._roll_shown:
+            self._roll_shown = roll
+            self._show_roll(roll)
         self._show_checklist(view)
         events = []
         for player in view["players"]:
@@ -545,6 +535,27 @@ class ColonyPanel(BoardPanel):
         self.ids.events.text = "\n".join(events)
         log = view["log"][-4:]
         self.ids.log.text = ("[b]Just now[/b]\n" + "\n".join(sentence(t) for t in log)) if log else ""
+
+    def _show_roll(self, roll: dict | None) -> None:
+        """The roll due in words, and what each die stands for in the order they are read."""
+        box = self.ids.roll_box
+        box.clear_widgets()
+        self.order_chips = []
+        if roll is not None:
+            box.add_widget(wrapped_label(f"[b]Roll now[/b]: {sentence(roll['reason'])}", markup=True))
+            if len(roll["order"]) > 1:
+                box.add_widget(wrapped_label("The dice are read in this order (enter them in it):"))
+                order = StackLayout(size_hint_y=None, spacing=dp(4))
+                order.bind(minimum_height=order.setter("height"))
+                for place, meaning in enumerate(roll["order"], 1):
+                    chip = Label(text=f"[b]{place}[/b] {meaning}", markup=True, font_size="18sp",
+                                 size_hint=(None, None), height=dp(30), color=(0, 0, 0, 1))
+                    chip.texture_update()
+                    chip.width = chip.texture_size[0] + dp(14)
+                    paint(chip, (0.93, 0.93, 0.88, 1))
+                    order.add_widget(chip)
+                    self.order_chips.append(chip)
+                box.add_widget(order)
 
     def _show_checklist(self, view: dict) -> None:
         steps = view["steps"]
@@ -562,7 +573,7 @@ class ColonyPanel(BoardPanel):
         for index, (step, label) in enumerate(zip(steps, self.step_labels), 1):
             state = step["state"]
             if state == "current":
-                label.text = f"[b]{index}  {sentence(step['title'])}  \u2190 now[/b]"
+                label.text = f"[b]{index}  {sentence(step['title'])}  \u2013 now[/b]"
                 label.color, label.background.rgba = (0, 0, 0, 1), CURRENT_RGBA
             else:
                 label.text = f"{index}  {sentence(step['title'])}" + ("  (done)" if state == "done" else "")
@@ -655,49 +666,54 @@ class ColonyPanel(BoardPanel):
                 self.show(self.state)
 
     def choose_module(self, space: str | None) -> None:
-        """The modules to build, with their figures; with ``space``, the one chosen is built there."""
-        view = self.view
-        buildable = {m.get("module") for m in self.legal if m.kind == "build"}
-        here = {m.get("module") for m in self.legal if m.kind == "build" and m.get("space") == space}
+        """The modules to build, with their figures, those that can be built (there) in green;
+        with ``space``, the one chosen is built there."""
+        if self.module_popup is None:
+            self._build_module_popup()
+        buildable = {m.get("module") for m in self.legal if m.kind == "build" and space in (None, m.get("space"))}
+        for name, button in self.module_buttons.items():
+            possible = self._module_key(name) in buildable
+            button.background_color = (0.2, 0.42, 0.3, 1) if possible else (0.25, 0.25, 0.28, 1)
+            button.color = (1, 1, 1, 1) if possible else (0.75, 0.75, 0.78, 1)
+        self.module_popup.title = f"Build on {space}: choose the module" if space else "Choose the module to build"
+        self.module_help.text = f"Green: can be built {'there' if space else 'now'}.  {DEFAULT_MARK} our default " \
+                                "figure, not the rule text"
+        self._build_on = space
+        self.module_popup.open()
+
+    def _build_module_popup(self) -> None:
+        """The module chooser, made once: a button a module with its cost and energy."""
         content = BoxLayout(orientation="vertical", spacing=dp(6))
-        title = f"Build on {space}: choose the module" if space else "Choose the module to build"
-        popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.98, 0.96), _anim_duration=0)
+        popup = Popup(title_size="19sp", content=content, size_hint=(0.98, 0.96), _anim_duration=0)
         grid = GridLayout(cols=4, spacing=dp(4))
         self.module_buttons = {}
-        for module in view["defaults"]["modules"]:
-            key = self._module_key(module["name"])
-
+        for module in self.view["defaults"]["modules"]:
             def mark(field: str, module=module) -> str:
                 return DEFAULT_MARK if field in module["default"] else ""
             energy = f"+{module['makes']}{mark('makes')} energy" if module["makes"] else \
                 f"uses {module['uses']}{mark('uses')}" if module["uses"] else "no energy"
-            possible = key in (here if space else buildable)
             button = Button(text=f"{module['name']}\n{dollars(module['cost'])}{mark('cost')} · {energy}",
-                            font_size="18sp", halign="center", valign="middle", background_normal="",
-                            background_color=(0.2, 0.42, 0.3, 1) if possible else (0.25, 0.25, 0.28, 1),
-                            color=(1, 1, 1, 1) if possible else (0.75, 0.75, 0.78, 1))
+                            font_size="18sp", halign="center", valign="middle", background_normal="")
             button.bind(size=lambda b, s: setattr(b, "text_size", (s[0] - dp(4), None)))
-            button.bind(on_release=lambda _b, n=module["name"]: self._module_chosen(popup, n, space))
+            button.bind(on_release=lambda _b, n=module["name"]: self._module_chosen(n))
             self.module_buttons[module["name"]] = button
             grid.add_widget(button)
         content.add_widget(grid)
         bottom = BoxLayout(size_hint_y=None, height=dp(48), spacing=dp(6))
-        bottom.add_widget(text_label(f"Green: can be built {'there' if space else 'now'}.  {DEFAULT_MARK} our "
-                                     "default figure, not the rule text", height=dp(48)))
+        self.module_help = text_label("", height=dp(48))
+        bottom.add_widget(self.module_help)
         cancel = Button(text="Cancel", font_size="19sp", size_hint_x=None, width=dp(120))
         cancel.bind(on_release=popup.dismiss)
         bottom.add_widget(cancel)
         content.add_widget(bottom)
         self.module_popup = popup
-        popup.open()
 
-    def _module_chosen(self, popup, name: str, space: str | None) -> None:
-        popup.dismiss()
+    def _module_chosen(self, name: str) -> None:
+        self.module_popup.dismiss()
         self.module_name = name
-        if space is not None:
-            self.play(Move.make("build", module=self._module_key(name), space=space))
-        if self.state is not None:
-            self.show(App.get_running_app().state)
+        if self._build_on is None or not self.play(Move.make("build", module=self._module_key(name),
+                                                              space=self._build_on)):
+            self.show(self.state)
 
     def open_allocation(self) -> None:
         """Share this turn's dairy output among the products (the advice's share to start with)."""

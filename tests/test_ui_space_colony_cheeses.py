@@ -105,9 +105,10 @@ def check_screen(panel, state) -> None:
         assert roll["reason"][1:] in plain(panel.ids.roll_box.children[-1].text)
         if len(roll["order"]) > 1:
             assert [plain(c.text) for c in panel.order_chips] == [f"{i} {m}" for i, m in enumerate(roll["order"], 1)]
-        assert panel.camera_slot.width > 100 and panel.camera_slot.opacity == 1
+        assert panel.camera_slot.height > 100 and panel.camera_slot.opacity == 1
     else:
-        assert panel.camera_slot.width == 0 and not panel.order_chips
+        assert panel.camera_slot.opacity == 0 and not panel.order_chips
+        assert all(news[1:] in plain(panel.ids.log.text) for news in view["log"][-1:])
     for page in panel.pages.values():
         for text in texts_of(page):
             assert not any(word in text for word in MACHINE_WORDS), text
@@ -336,7 +337,7 @@ def test_a_whole_space_colony_cheeses_game_by_touch(ui):
             if any(e and e["default"] for e in events):
                 shot("event")
             dice = state.random_roll(table)
-            events = len(app.session.history())
+            entries = len(app.session.history())
             by_keypad = state.stage not in ("first_player", "cure")
             if state.stage == "prices" and "keypad" not in shots:
                 ui.tap(play.keypad_button)
@@ -348,7 +349,7 @@ def test_a_whole_space_colony_cheeses_game_by_touch(ui):
             enter_roll(ui, app, dice, by_keypad)
             roll = next(e for e in reversed(app.session.history()) if e["kind"] == "roll")
             assert [d["value"] for d in roll["dice"]] == [d.value for d in dice], app.notice
-            assert len(app.session.history()) > events
+            assert len(app.session.history()) > entries
             counts["rolls by keypad" if by_keypad else "rolls by +"] += 1
             continue
         move = choose_move(state, table, counts)

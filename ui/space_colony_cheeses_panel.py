@@ -92,7 +92,7 @@ def text_label(text: str = "", width=None, height=dp(26), **kwargs) -> Label:
 def wrapped_label(text: str = "", **kwargs) -> Label:
     """An 18 sp label as tall as its wrapped text."""
     kwargs.setdefault("font_size", "18sp")
-    label = Label(text=text, halign="left", valign="top", size_hint_y=None, **kwargs)
+    label = Label(text=text, halign="left", valign="top", size_hint_y=None, height=dp(4), **kwargs)
     label.bind(width=lambda w, width: setattr(w, "text_size", (width, None)),
                texture_size=lambda w, size: setattr(w, "height", size[1] + dp(4)))
     return label
@@ -514,9 +514,13 @@ class ColonyPanel(BoardPanel):
     # -- the turn ------------------------------------------------------------------------------
     def _show_turn(self, view: dict) -> None:
         roll = view["roll"]
-        slot = self.ids.camera_slot
-        slot.opacity, slot.disabled = (1, False) if roll else (0, True)
-        slot.width = dp(270) if roll else 0
+        slot, log = self.ids.camera_slot, self.ids.log      # the live picture while dice are due, else the news
+        slot.opacity, slot.disabled, slot.size_hint_y = (1, False, 1) if roll else (0, True, None)
+        log.opacity, log.size_hint_y = (0, None) if roll else (1, 1)
+        if roll:
+            log.height = 0
+        else:
+            slot.height = 0
         first = f"  ·  {view['first_player']} goes first" if view["first_player"] else ""
         self.ids.turn_heading.text = f"[b]Turn {view['turn']} of {view['turns']}[/b]{first}"
         if roll != self._roll_shown:
@@ -533,8 +537,8 @@ class ColonyPanel(BoardPanel):
                 note = " [i](our own entry: the rule text's table stops at 4-6)[/i]" if event["default"] else ""
                 events.append(f"{name}'s event [b]{event['dice']}[/b]: {event['text']}{note}")
         self.ids.events.text = "\n".join(events)
-        log = view["log"][-4:]
-        self.ids.log.text = ("[b]Just now[/b]\n" + "\n".join(sentence(t) for t in log)) if log else ""
+        news = view["log"][::-1]
+        self.ids.log.text = ("[b]Just now[/b] (newest first)\n" + "\n".join(sentence(t) for t in news)) if news else ""
 
     def _show_roll(self, roll: dict | None) -> None:
         """The roll due in words, and what each die stands for in the order they are read."""
@@ -550,8 +554,7 @@ class ColonyPanel(BoardPanel):
                 for place, meaning in enumerate(roll["order"], 1):
                     chip = Label(text=f"[b]{place}[/b] {meaning}", markup=True, font_size="18sp",
                                  size_hint=(None, None), height=dp(30), color=(0, 0, 0, 1))
-                    chip.texture_update()
-                    chip.width = chip.texture_size[0] + dp(14)
+                    chip.bind(texture_size=lambda c, size: setattr(c, "width", size[0] + dp(14)))
                     paint(chip, (0.93, 0.93, 0.88, 1))
                     order.add_widget(chip)
                     self.order_chips.append(chip)

@@ -527,6 +527,7 @@ class ColonyPanel(BoardPanel):
             self._roll_shown = roll
             self._show_roll(roll)
         self._show_checklist(view)
+        printed = next((e["dice"] for e in reversed(view["defaults"]["events"]) if not e["default"]), "")
         events = []
         for player in view["players"]:
             event = player["event"]
@@ -534,7 +535,7 @@ class ColonyPanel(BoardPanel):
             if event is None:
                 events.append(f"{name}'s event: not rolled yet this turn")
             else:
-                note = " [i](our own entry: the rule text's table stops at 4-6)[/i]" if event["default"] else ""
+                note = f" [i](our own entry: the rule text's table stops at {printed})[/i]" if event["default"] else ""
                 events.append(f"{name}'s event [b]{event['dice']}[/b]: {event['text']}{note}")
         self.ids.events.text = "\n".join(events)
         news = view["log"][::-1]
@@ -605,7 +606,7 @@ class ColonyPanel(BoardPanel):
             box.add_widget(wrapped_label(note, markup=True))
         table = GridLayout(cols=5, size_hint_y=None, spacing=(dp(4), 0))
         table.bind(minimum_height=table.setter("height"))
-        for title, width in (("On the map", dp(90)), ("Module", dp(190)), ("Cost", dp(70)), ("Energy", dp(120)),
+        for title, width in (("Shown as", dp(96)), ("Module", dp(190)), ("Cost", dp(70)), ("Energy", dp(120)),
                              ("Earns a turn", dp(120))):
             label = text_label(title, width, bold=True)
             paint(label, HEADER_RGBA)
@@ -616,7 +617,7 @@ class ColonyPanel(BoardPanel):
             energy = f"makes {module['makes']}{mark('makes')}" if module["makes"] else \
                 f"uses {module['uses']}{mark('uses')}"
             income = f"{dollars(module['income'])}{mark('income')}" if module["income"] else "\u2013"
-            for text, width in ((tag_of(module["name"]).replace("\n", " "), dp(90)), (module["name"], dp(190)),
+            for text, width in ((tag_of(module["name"]).replace("\n", " "), dp(96)), (module["name"], dp(190)),
                                 (f"{dollars(module['cost'])}{mark('cost')}", dp(70)), (energy, dp(120)),
                                 (income, dp(120))):
                 table.add_widget(text_label(text, width))

@@ -227,6 +227,7 @@ def test_construction_module_moves_one_module_at_half_its_full_price():
     assert parse_space(BOARD, "E5") not in moved.sheets[0].colony
     assert moved.sheets[0].money == 100 - RULES.modules["barn"].cost // 2
     assert moved.stage == "build" and moved.current_player == "Ann"      # one move, then building
+    assert state.colony(0).move_cost("processing_plant") == RULES.modules["processing_plant"].cost // 2 == 7
 
 
 def test_a_move_that_cuts_the_colony_in_two_is_refused():
@@ -552,7 +553,8 @@ def test_board_view_shows_the_checklist_the_map_and_both_sheets():
                                                          "sick": False}
     ann = view["players"][0]
     milk = next(c for c in ann["sheets"]["commodities"] if c["product"] == "milk")
-    assert milk == {"product": "milk", "stored": 0, "storage": 10, "price": None}
+    assert milk == {"product": "milk", "stored": 0, "storage": 10, "room": 10, "price": None}
+    assert {"kind": "allocate", "milk": 5} in view["legal"]
     assert ann["energy"] == {"made": 5, "used": 5, "short": 0}
     assert view["current"] == {"player": "Ann", "step": "production", "action": "decide"}
     assert view["moves"] == ["allocate"] and view["roll"] is None
@@ -601,3 +603,30 @@ def test_random_play_keeps_every_limit_and_ends_after_fifteen_turns(players, see
     best = max(state.scores().values())
     assert winners and all(state.scores()[w] == best for w in winners)
     assert state.alerts()[0].kind == "game_over" and ("tie" in state.alerts()[0].message) == (len(winners) > 1)
+
+
+def test_goods_that_cannot_be_sold_raise_a_spoilage_alert():
+    state = make_state(stage="production", ann=sheet(ANN, dark=["C4"], stock={"milk": 4}))
+    spoilage = [a for a in state.alerts() if a.kind == "spoilage"]
+    assert len(spoilage) == 1 and spoilage[0].message == "Ann cannot sell milk: it spoils at the end of the turn"
+    assert not [a for a in make_state(stage="production", ann=sheet(ANN, stock={"milk": 4})).alerts()
+                if a.kind == "spoilage"]
+
+
+def test_a_ledger_that_does_not_add_up_is_refused():
+    data = make_state().to_json()
+    data["sheets"][0]["ledger"]["sales"] = 7
+    with pytest.raises(UserError, match="does not add up"):
+        GAME.state_from_json(data)
+    data["sheets"][0]["ledger"]["sales"] = "7"
+    with pytest.raises(UserError, match="whole numbers"):
+        GAME.state_from_json(data)
+
+
+def test_enough_pasture_domes_cure_every_disease_on_event_4_6():
+    barns = dict(ANN, C5="barn", F5="pasture_dome", A3="solar_panel")
+    with_domes = make_state(stage="event", ann=sheet(barns, sick=["C5", "E5"]))
+    assert not roll(with_domes, 4, 6).sheets[0].sick
+    crowded = dict(barns, E3="mega_barn", D3="barn")                  # 5 barns' worth, one dome
+    without = make_state(stage="event", ann=sheet(crowded, sick=["C5", "E5"]))
+    assert len(roll(without, 4, 6).sheets[0].sick) == 2

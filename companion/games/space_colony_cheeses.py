@@ -18,10 +18,10 @@ lives in ``space_colony_cheeses_advice``.
 from __future__ import annotations
 
 import tomllib
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +135,7 @@ class Rules:
     advice: Mapping[str, Any]
 
     def __getattr__(self, name: str) -> Any:
+        """The numbers of the data file's ``[game]`` table as attributes (``rules.turns``)."""
         try:
             return self.__dict__["numbers"][name]
         except KeyError:
@@ -287,16 +288,20 @@ class Colony:
     def __init__(self, rules: Rules, board: Board, sheet: Sheet):
         self.rules, self.board, self.sheet = rules, board, sheet
         self.at = sheet.colony
-        modules = rules.modules
-        self.working_kinds = Counter(k for c, k in sheet.modules if c not in sheet.dark)
-        self.storage_all = Counter()
-        self.storage_working = Counter()
+        modules, dark, per_module = rules.modules, sheet.dark, rules.numbers["storage_per_module"]
+        working: dict[str, int] = {}
+        storage_all: dict[str, int] = {}
+        storage_working: dict[str, int] = {}
         for cell, kind in sheet.modules:
+            lit = cell not in dark
+            if lit:
+                working[kind] = working.get(kind, 0) + 1
             stores = modules[kind].stores
             if stores:
-                self.storage_all[stores] += rules.storage_per_module
-                if cell not in sheet.dark:
-                    self.storage_working[stores] += rules.storage_per_module
+                storage_all[stores] = storage_all.get(stores, 0) + per_module
+                if lit:
+                    storage_working[stores] = storage_working.get(stores, 0) + per_module
+        self.working_kinds, self.storage_all, self.storage_working = working, storage_all, storage_working
         self._output: int | None = None
 
     def kind(self, cell: Cell) -> ModuleType:
@@ -309,10 +314,10 @@ class Colony:
         return cell not in self.sheet.dark
 
     def has_working(self, kind: str) -> bool:
-        return self.working_kinds[kind] > 0
+        return self.working_kinds.get(kind, 0) > 0
 
-    def linked(self, cell: Cell) -> set[Cell]:
-        return linked_cells(self.board, self.rules, self.at, cell)
+    def linked(self, cell: Cell) -> frozenset[Cell]:
+        return _linked_in(self.board, self.sheet.modules, cell)
 
     def energy_made(self) -> int:
         return sum(self.rules.modules[k].makes for _, k in self.sheet.modules)
@@ -329,13 +334,13 @@ class Colony:
     def barn_output(self, cell: Cell) -> int:
         """What a barn or mega-barn makes this turn: nothing if dark, sick or cut off from a
         working processing plant."""
-        kind = self.kind(cell)
-        if not kind.herds or not self.working(cell) or cell in self.sheet.sick:
+        kind, dark = self.kind(cell), self.sheet.dark
+        if not kind.herds or cell in dark or cell in self.sheet.sick:
             return 0
-        if not any(self.at[n] == "processing_plant" and self.working(n) for n in self.linked(cell)):
+        if not any(self.at[n] == "processing_plant" and n not in dark for n in self.linked(cell)):
             return 0
-        per_herd = self.rules.lush_barn_output if cell in self.board.pastures else self.rules.barn_output
-        return kind.herds * per_herd
+        numbers = self.rules.numbers
+        return kind.herds * numbers["lush_barn_output" if cell in self.board.pastures else "barn_output"]
 
     def output(self) -> int:
         if self._output is None:
@@ -343,14 +348,14 @@ class Colony:
         return self._output
 
     def capacity(self, product: str, working_only: bool = True) -> int:
-        return (self.storage_working if working_only else self.storage_all)[product]
+        return (self.storage_working if working_only else self.storage_all).get(product, 0)
 
     def room(self, product: str) -> int:
         index = self.rules.products.index(product)
         return max(0, self.capacity(product) - self.sheet.stock[index])
 
     def enough_domes(self) -> bool:
-        return self.working_kinds["pasture_dome"] * self.rules.barns_per_dome >= self.herds()
+        return self.working_kinds.get("pasture_dome", 0) * self.rules.barns_per_dome >= self.herds()
 
     def diseases(self) -> int:
         return len(self.sheet.sick)
@@ -383,7 +388,13 @@ class Colony:
         return self.rules.modules[kind].cost // 2
 
 
-def linked_cells(board: Board, rules: Rules, colony: Mapping[Cell, str], cell: Cell) -> set[Cell]:
+@lru_cache(maxsize=20_000)
+def _linked_in(board: Board, modules: tuple[tuple[Cell, str], ...], cell: Cell) -> frozenset[Cell]:
+    """:func:`linked_cells` for a colony's module tuple, remembered (colonies repeat a lot)."""
+    return frozenset(linked_cells(board, dict(modules), cell))
+
+
+def linked_cells(board: Board, colony: Mapping[Cell, str], cell: Cell) -> set[Cell]:
     """The colony's modules that count as next to ``cell``: its neighbours, and through a
     hub (or a chain of hubs) every module the hub is next to [rule; chains inferred]."""
     found: set[Cell] = set()
@@ -410,12 +421,12 @@ def placement_problem(board: Board, rules: Rules, colony: Mapping[Cell, str], ki
     module = rules.modules[kind]
     near = None
     if module.stores or module.herds:
-        near = {placed[n] for n in linked_cells(board, rules, placed, cell)}
+        near = {placed[n] for n in linked_cells(board, placed, cell)}
         if "processing_plant" not in near:
             what = "storage" if module.stores else "a barn"
             return f"{what} must be next to a processing plant"
     if kind == "pasture_dome":
-        near = {placed[n] for n in linked_cells(board, rules, placed, cell)}
+        near = {placed[n] for n in linked_cells(board, placed, cell)}
         if not any(rules.modules[k].herds for k in near):
             return "a pasture dome must be next to a barn or mega-barn"
     return None
@@ -499,11 +510,15 @@ class ColonyState(GameState):
         return dict(self.options)["price_rolls"]
 
     @cached_property
-    def _colonies(self) -> tuple[Colony, ...]:
-        return tuple(Colony(self.rules, self.board, sheet) for sheet in self.sheets)
+    def _colonies(self) -> dict[int, Colony]:
+        return {}
 
     def colony(self, seat: int) -> Colony:
-        return self._colonies[seat]
+        """Questions about ``seat``'s colony (worked out once per state)."""
+        found = self._colonies.get(seat)
+        if found is None:
+            found = self._colonies[seat] = Colony(self.rules, self.board, self.sheets[seat])
+        return found
 
     @property
     def seat(self) -> int | None:
@@ -552,7 +567,13 @@ class ColonyState(GameState):
         return self._occupied
 
     def _need(self, seat: int) -> str | None:
-        """``"roll"``, ``"decide"`` or None: what ``seat`` must do in the current step."""
+        """``"roll"``, ``"decide"`` or None: what ``seat`` must do in the current step.
+
+        A part that cannot change anything is skipped: no disease check without a healthy barn
+        or at the disease limit, no energy choice without a shortage, no production without
+        output and room, no gift boxes, sales of leather and manure or lawsuits without the
+        working modules and goods (or someone with $50 to sue), no cure roll without a sick barn.
+        """
         colony, stage = self.colony(seat), self.stage
         if stage == "move":
             return "decide" if self.turn > 1 and self._relocations(seat, first_only=True) else None
@@ -642,6 +663,9 @@ class ColonyState(GameState):
         return DiceRequest(who, (None,) * len(order), reason)
 
     def _apply_roll(self, dice: tuple[Die, ...]) -> ColonyState:
+        return replace(self, log=())._resolve_roll(dice)
+
+    def _resolve_roll(self, dice: tuple[Die, ...]) -> ColonyState:
         faces = [d.value for d in dice]
         if self.stage == "first_player":
             return self._first_player(faces)
@@ -664,8 +688,10 @@ class ColonyState(GameState):
             for s in (range(len(self.players)) if self.price_rolls == "shared" else (seat,)):
                 prices[s] = tuple(faces)
             state = replace(self, prices=tuple(prices))
-            shown = ", ".join(f"{self.rules.product_name(p)} ${state.price(seat, p)}" for p in self.rules.products)
-            return replace(state, log=(f"{who}'s prices this turn: {shown}",))._next_actor()
+            shown = ", ".join(f"{self.rules.product_name(p)} ${base_price(self.rules, p, f)}"
+                              for p, f in zip(self.rules.products, faces))
+            whose = f"{who}'s prices" if self.price_rolls == "each" else "prices for everyone"
+            return replace(state, log=(f"{whose} this turn, before events: {shown}",))._next_actor()
         if self.stage == "lawsuit_roll":
             return self._settle_lawsuit(faces[0])
         return self._cure(faces)
@@ -820,7 +846,7 @@ class ColonyState(GameState):
                 if event is None or event.effect != "no_spoilage":
                     sheets[seat] = sheet.with_stock(
                         [n if p in rules.keeps else 0 for p, n in zip(rules.products, sheet.stock)])
-        state = replace(self, stage=stage, actor=0, built=0, sheets=tuple(sheets), log=tuple(log[-8:]))
+        state = replace(self, stage=stage, actor=0, built=0, sheets=tuple(sheets), log=tuple(log[-12:]))
         return state._settle() if settle else state
 
     def _sell_perishables(self, seat: int) -> tuple[Sheet, str]:
@@ -969,7 +995,7 @@ class ColonyState(GameState):
             allowed = " or ".join(expected) or "nothing"
             raise RuleError("turn sequence", f"now is the {STEP_TITLES.get(stage, stage)} step: "
                             f"{self.current_player} may {allowed}, not {kind}")
-        handler = getattr(self, f"_do_{kind}")
+        handler = getattr(replace(self, log=()), f"_do_{kind}")
         return handler(seat, move)
 
     def _space(self, move: Move, key: str) -> Cell:
@@ -1170,13 +1196,15 @@ class ColonyState(GameState):
         if self.stage == "energy" and colony.shortage():
             alerts.append(Alert("energy_shortage", f"{self.players[seat]} is {colony.shortage()} energy short: "
                                 "turn off modules until the rest have energy", "warning", (self.players[seat],)))
-        if self.stage in ("gift_boxes", "sales"):
+        if STEPS.index("production") <= STEPS.index(self.stage if self.stage != "lawsuit_roll" else "lawsuit") \
+                <= STEPS.index("sales"):
             for s, player in enumerate(self.players):
+                colony = self.colony(s)
                 spoils = [p for p, n in zip(self.rules.products, self.sheets[s].stock)
-                          if n and p not in self.rules.keeps]
-                if spoils and self.stage == "sales":
-                    alerts.append(Alert("spoilage", f"{player}: unsold {', '.join(map(self.rules.product_name, spoils))}"
-                                        " spoil at the end of the turn", "warning", (player,)))
+                          if n and p not in self.rules.keeps and not colony.sellable(p)]
+                if spoils:
+                    alerts.append(Alert("spoilage", f"{player} cannot sell {', '.join(map(self.rules.product_name, spoils))}"
+                                        ": it spoils at the end of the turn", "warning", (player,)))
         for s, player in enumerate(self.players):
             if self.colony(s).diseases() >= self.rules.max_diseases:
                 alerts.append(Alert("four_diseases", f"{player} has {self.rules.max_diseases} diseases: only leather "
@@ -1226,7 +1254,8 @@ class ColonyState(GameState):
         - ``players``: per player {``player``, ``money``, ``colony``: the modules ({``space``, ``name``,
           ``dark``, ``sick``}), ``energy``: {``made``, ``used``, ``short``}, ``output`` (dairy output now),
           ``diseases``, ``sheets``: {``score``: {``money``, ``ledger``: [{``label``, ``amount``}]},
-          ``commodities``: [{``product``, ``stored``, ``storage``, ``price``}] (price None before the roll)},
+          ``commodities``: [{``product``, ``stored``, ``storage`` (built), ``room`` (working storage not
+          yet filled: what production may add), ``price``}] (price None before the roll)},
           ``event``: None or {``dice``, ``text``, ``default``}}.
         - ``steps``: the turn's checklist [{``step``, ``title``, ``state``: "done"/"current"/"to do"}].
         - ``current``: {``player``, ``step`` (title), ``action``: "roll"/"decide"/None}.
@@ -1243,9 +1272,12 @@ class ColonyState(GameState):
           {product key: units, ...} (keys in ``product_keys``, any amounts within output and storage);
           ``gift_boxes`` {``count``}; ``sell`` {``leather``, ``manure``: units}; ``sue`` {``defendant``:
           player name} or ``no_lawsuit``.  ``module_keys`` and ``product_keys`` map the keys to names.
+        - ``legal``: the legal moves now as JSON (what a tap may send; in the build step every module and
+          space that may be built; for production a few sample allocations).
         - ``log``: what just happened, in words.
         """
         rules, board = self.rules, self.board
+        legal = self.legal_moves()
         occupied = {}
         for seat, sheet in enumerate(self.sheets):
             for cell, kind in sheet.modules:
@@ -1268,6 +1300,7 @@ class ColonyState(GameState):
                                      "ledger": [{"label": k, "amount": v} for k, v in zip(LEDGER, sheet.ledger)]},
                            "commodities": [{"product": rules.product_name(p), "stored": sheet.stock[i],
                                             "storage": colony.capacity(p, working_only=False),
+                                            "room": colony.room(p),
                                             "price": self.price(seat, p)} for i, p in enumerate(rules.products)]},
                 "event": None if event is None else {"dice": event.key, "text": event.text,
                                                      "default": event.is_default}})
@@ -1300,7 +1333,8 @@ class ColonyState(GameState):
                             for m in rules.modules.values()],
                 "events": [{"dice": e.key, "text": e.text, "default": e.is_default} for e in rules.events.values()],
                 "map_default": board.source == "default"},
-            "moves": sorted({m.kind for m in self.legal_moves()}),
+            "moves": sorted({m.kind for m in legal}),
+            "legal": [m.to_json() for m in legal],
             "module_keys": {k: m.name for k, m in rules.modules.items()},
             "product_keys": {p: rules.product_name(p) for p in rules.products},
             "log": list(self.log),
@@ -1426,7 +1460,9 @@ class SpaceColonyCheeses(Game):
             ledger_data = dict(entry["ledger"])
             if set(ledger_data) != set(LEDGER):
                 raise UserError(f"the ledger has the entries {', '.join(LEDGER)}")
-            ledger = tuple(int(ledger_data[k]) if isinstance(ledger_data[k], int) else whole(-1, k) for k in LEDGER)
+            if any(not isinstance(v, int) or isinstance(v, bool) for v in ledger_data.values()):
+                raise UserError("the ledger holds whole numbers of $")
+            ledger = tuple(ledger_data[k] for k in LEDGER)
             money = whole(entry["money"], "money")
             if sum(ledger) != money:
                 raise UserError("the ledger does not add up to the money")
@@ -1455,7 +1491,7 @@ class SpaceColonyCheeses(Game):
             whole(data.get("actor", 0), "actor", 0, count), tied, whole(data.get("built", 0), "built", 0,
                                                                         rules.builds_per_turn),
             events, tuple(prices), None if defendant is None else seat(defendant),
-            tuple(str(t) for t in data.get("log") or ())[-8:])
+            tuple(str(t) for t in data.get("log") or ())[-12:])
         if stage == "lawsuit_roll" and (state.defendant is None or state.actor >= count):
             raise UserError("a lawsuit roll needs a defendant")
         if stage == "prices" and state.price_rolls == "shared" and 0 < state.actor < count:

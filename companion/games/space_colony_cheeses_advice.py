@@ -5,19 +5,25 @@ manure 1, moved by the turn's event once it is known; the rolled prices once the
 
 - Build: each legal placement of each affordable module with its effect on energy, dairy
   output, storage and expected income per turn; ``expected_income`` is that change times the
-  turns left, ``net`` subtracts the price.  A module that only pays together with others
-  (a processing plant with no barn, a barn with no storage) is valued with the cheapest set
-  that completes the colony's core (processing plant, barn, storage, space port, and solar
-  panels for their energy), the set's price included.
+  turns left, ``net`` subtracts the price.  Colonies are valued by their module counts (the
+  building rules put every barn and storage next to a plant), short energy met by turning off
+  what earns least per unit of energy.  A module that pays only together with others is
+  valued with them (``with``): solar panels for its energy, storage for a barn's output, the
+  rest of the core (processing plant, barn, storage, space port) for a new colony, a barn and
+  storage for a new plant when the old ones are hemmed in, and for a habitation at the module
+  limit the best module it lets the colony build.  When the best set costs more than the
+  player has, the advice is to save up (build nothing more this turn).
 - Production: the allocation with the highest expected sales within storage (cheese and beef
-  in pairs first when gift boxes can be sold).
-- Energy: which module to turn off to lose the least expected income.
-- Law office: the expected $ of suing each player.
+  in pairs first when gift boxes sell, then the dearest products; with linear prices this
+  greedy fill is the optimum).
+- Energy: which module to turn off to lose the least expected income (a dark habitation
+  counts as ``dark_habitation_cost``: it stops all building).
+- Gift boxes, sales of leather and manure, lawsuits: the expected $ of each choice.
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from companion.engine import Move, Suggestion
@@ -34,9 +40,6 @@ from companion.games.space_colony_cheeses import (
 
 CORE = ("processing_plant", "barn", "space_port")
 """Modules every earning colony needs (with some storage)."""
-SACRIFICE = ("hub", "veterinary", "construction", "pasture_dome", "catalog_store", "law_office",
-             "manure_storage", "leather_storage", "cheese_lab", "sausage_lab", "habitation")
-"""Modules an abstract forecast turns off first when energy runs short, least useful first."""
 
 
 # -- prices ----------------------------------------------------------------------------------
@@ -70,21 +73,26 @@ _AVERAGES: dict[int, dict[str, float]] = {}
 
 
 def allocate(rules: Rules, output: int, rooms: Mapping[str, int], values: Mapping[str, float],
-             gift_value: float | None) -> dict[str, int]:
+             gift_value: float | None, order: Sequence[str] | None = None) -> dict[str, int]:
     """The allocation of ``output`` with the highest value: cheese and beef pairs first when a
-    pair is worth more as a gift box, then the dearest products first."""
+    pair is worth more as a gift box, then the dearest products first (``order``: the products
+    dearest first, when the caller has it)."""
     left, amounts = output, dict.fromkeys(rules.products, 0)
     if gift_value is not None and gift_value > values["cheese"] + values["beef"]:
         pairs = min(rooms["cheese"], rooms["beef"], left // 2)
         amounts["cheese"] = amounts["beef"] = pairs
         left -= 2 * pairs
-    for product in sorted(rules.products, key=lambda p: (-values[p], rules.products.index(p))):
+    for product in order or dearest_first(rules, values):
         if left <= 0 or values[product] <= 0:
             continue
         take = min(left, rooms[product] - amounts[product])
         amounts[product] += take
         left -= take
     return {p: n for p, n in amounts.items() if n}
+
+
+def dearest_first(rules: Rules, values: Mapping[str, float]) -> list[str]:
+    return sorted(rules.products, key=lambda p: (-values[p], rules.products.index(p)))
 
 
 def allocation_value(rules: Rules, amounts: Mapping[str, int], values: Mapping[str, float],
@@ -96,18 +104,26 @@ def allocation_value(rules: Rules, amounts: Mapping[str, int], values: Mapping[s
     return total + pairs * (gift_value - values["cheese"] - values["beef"]) if pairs else total
 
 
-def _unit_values(state: ColonyState, colony: Colony, seat: int) -> tuple[dict[str, float], float | None]:
-    """What a unit of each product is worth to ``seat`` this turn, and a gift box (None: none sold)."""
+def _product_values(state: ColonyState, seat: int, sellable) -> dict[str, float]:
+    """What a unit of each product is worth to ``seat`` this turn: its price if ``sellable``,
+    else a share of its average price if it keeps for a later turn, else nothing."""
     rules, prices = state.rules, expected_prices(state, seat)
     later = state.turns_left() > 1
     values = {}
     for product in rules.products:
-        if colony.sellable(product):
+        if sellable(product):
             values[product] = prices[product]
         elif product in rules.keeps and later:
             values[product] = average_prices(rules)[product] * rules.advice["stored_keep_value"]
         else:
             values[product] = 0.0
+    return values
+
+
+def _unit_values(state: ColonyState, colony: Colony, seat: int) -> tuple[dict[str, float], float | None]:
+    """What a unit of each product is worth to ``seat`` this turn, and a gift box (None: none sold)."""
+    rules = state.rules
+    values = _product_values(state, seat, colony.sellable)
     gift = None
     if colony.has_working("catalog_store") and colony.can_trade() and colony.diseases() < rules.max_diseases:
         gift = float(rules.gift_box_price)
@@ -124,21 +140,6 @@ def best_allocation(state: ColonyState, seat: int) -> dict[str, int]:
 # -- expected income of a colony -------------------------------------------------------------
 
 
-def colony_income(state: ColonyState, seat: int, sheet: Sheet,
-                  values: tuple[dict[str, float], float | None] | None = None) -> float:
-    """Expected $ a turn from ``sheet``'s colony as it stands (dark modules stay dark);
-    ``values``: the unit values of :func:`_unit_values` when the caller has them."""
-    colony = Colony(state.rules, state.board, sheet)
-    unit, gift = values if values is not None else _unit_values(state, colony, seat)
-    if not colony.can_trade() or colony.diseases() >= state.rules.max_diseases:
-        unit, gift = _unit_values(state, colony, seat)
-    elif not colony.has_working("catalog_store"):
-        gift = None
-    rooms = {p: colony.capacity(p) for p in state.rules.products}
-    amounts = allocate(state.rules, colony.output(), rooms, unit, gift)
-    return allocation_value(state.rules, amounts, unit, gift) + colony.income() + _lawsuit_value(state, seat, colony)
-
-
 def _lawsuit_value(state: ColonyState, seat: int, colony: Colony) -> float:
     if not colony.has_working("law_office") or len(state.players) < 2:
         return 0.0
@@ -146,87 +147,157 @@ def _lawsuit_value(state: ColonyState, seat: int, colony: Colony) -> float:
                                                          key=lambda s: -1 if s == seat else state.sheets[s].money)))
 
 
+class DarkTrials:
+    """Expected income of one colony with different modules dark, worked out fast: what does
+    not depend on which modules are dark (the plants each barn reaches, the prices, lawsuits)
+    is found once."""
+
+    def __init__(self, state: ColonyState, seat: int, sheet: Sheet):
+        rules = self.rules = state.rules
+        self.modules, self.dark = sheet.modules, sheet.dark
+        lit = Colony(rules, state.board, replace(sheet, dark=frozenset()))
+        per_herd = {True: rules.lush_barn_output, False: rules.barn_output}
+        self.barns = [(cell, rules.modules[kind].herds * per_herd[cell in state.board.pastures],
+                       [n for n in lit.linked(cell) if lit.at[n] == "processing_plant"])
+                      for cell, kind in sheet.modules if rules.modules[kind].herds and cell not in sheet.sick]
+        four = len(sheet.sick) >= rules.max_diseases
+        self.values = {True: _product_values(state, seat, lambda p: not four or p in rules.four_disease_sales),
+                       False: _product_values(state, seat, lambda p: False)}
+        self.orders = {trade: dearest_first(rules, values) for trade, values in self.values.items()}
+        self.gift = None if four else float(rules.gift_box_price)
+        self.suit = _lawsuit_value(state, seat, lit) if lit.has_working("law_office") else 0.0
+        self.made = lit.energy_made()
+        self.homeless = float(rules.advice["dark_habitation_cost"]) if state.turns_left() > 1 else 0.0
+
+    def short(self, dark: frozenset[Cell]) -> bool:
+        modules = self.rules.modules
+        return sum(modules[k].uses for c, k in self.modules if c not in dark) > self.made
+
+    def income(self, dark: frozenset[Cell]) -> float:
+        """Expected $ a turn with ``dark`` modules off (no habitation penalty)."""
+        rules, modules = self.rules, self.rules.modules
+        kinds: dict[str, int] = {}
+        rooms = dict.fromkeys(rules.products, 0)
+        earned = 0
+        for cell, kind in self.modules:
+            if cell in dark:
+                continue
+            kinds[kind] = kinds.get(kind, 0) + 1
+            module = modules[kind]
+            earned += module.income
+            if module.stores:
+                rooms[module.stores] += rules.storage_per_module
+        trade = kinds.get("space_port", 0) > 0
+        gift = self.gift if trade and kinds.get("catalog_store") else None
+        output = sum(out for cell, out, plants in self.barns
+                     if cell not in dark and any(p not in dark for p in plants))
+        values = self.values[trade]
+        amounts = allocate(rules, output, rooms, values, gift, self.orders[trade])
+        total = allocation_value(rules, amounts, values, gift) + earned
+        return total + self.suit if kinds.get("law_office") else total
+
+    def penalty(self, dark: frozenset[Cell]) -> float:
+        homes = [c for c, k in self.modules if k == "habitation"]
+        return self.homeless if homes and all(c in dark for c in homes) else 0.0
+
+    def cheapest(self, dark: frozenset[Cell]) -> Cell:
+        """The lit module whose going dark loses the least expected income (habitations last)."""
+        modules = self.rules.modules
+        options = []
+        for cell, kind in self.modules:
+            if not modules[kind].uses or cell in dark:
+                continue
+            trial = dark | {cell}
+            options.append((self.income(trial) - self.penalty(trial), -modules[kind].uses, cell))
+        return max(options)[2]
+
+    def powered(self) -> tuple[float, frozenset[Cell]]:
+        """Expected income after the energy balance: besides the modules dark already, modules
+        turned off one by one, each time the one whose loss costs least, until the rest have energy."""
+        dark = self.dark
+        while self.short(dark):
+            dark = dark | {self.cheapest(dark)}
+        return self.income(dark), dark
+
+
 def powered_income(state: ColonyState, seat: int, sheet: Sheet) -> tuple[float, frozenset[Cell]]:
-    """Expected income after the energy balance: besides the modules dark already, modules
-    turned off one by one, each time the one whose loss costs least, until the rest have energy."""
-    rules = state.rules
-    colony = Colony(rules, state.board, sheet)
-    values = _unit_values(state, Colony(rules, state.board, replace(sheet, dark=frozenset())), seat)
-    while colony.shortage():
-        cell = _cheapest_to_turn_off(state, seat, sheet, values)
-        sheet = replace(sheet, dark=sheet.dark | {cell})
-        colony = Colony(rules, state.board, sheet)
-    return colony_income(state, seat, sheet, values), sheet.dark
-
-
-def _cheapest_to_turn_off(state: ColonyState, seat: int, sheet: Sheet, values) -> Cell:
-    """The lit module whose going dark loses the least expected income (habitations last)."""
-    rules = state.rules
-    options = []
-    for cell, kind in sheet.modules:
-        if not rules.modules[kind].uses or cell in sheet.dark:
-            continue
-        trial = replace(sheet, dark=sheet.dark | {cell})
-        income = colony_income(state, seat, trial, values) - _habitation_penalty(state, trial)
-        options.append((income, -rules.modules[kind].uses, cell))
-    return max(options)[2]
-
-
-def _habitation_penalty(state: ColonyState, sheet: Sheet) -> float:
-    """What a dark habitation costs: no more building while turns are left to build in."""
-    homes = [c for c, k in sheet.modules if k == "habitation"]
-    if homes and all(c in sheet.dark for c in homes) and state.turns_left() > 1:
-        return float(state.rules.advice["dark_habitation_cost"])
-    return 0.0
+    return DarkTrials(state, seat, sheet).powered()
 
 
 # -- the abstract colony: module counts, for build plans --------------------------------------
 
 
-def abstract_income(state: ColonyState, seat: int, counts: Mapping[str, int], lush_herds: int,
-                    sick_herds: int) -> float:
+class AbstractIncome:
     """Expected $ a turn of a colony given by module counts (every barn and storage next to a
-    plant, as the building rules make them), energy shortages resolved by :data:`SACRIFICE`."""
-    rules = state.rules
-    made = sum(rules.modules[k].makes * n for k, n in counts.items())
-    used = sum(rules.modules[k].uses * n for k, n in counts.items())
-    counts = Counter(counts)
-    if used > made:
-        values = average_prices(rules)
-        storages = sorted((k for k in counts if rules.modules[k].stores),
-                          key=lambda k: values[rules.modules[k].stores])
-        order = list(SACRIFICE) + storages + ["barn", "mega_barn", "space_port", "processing_plant"]
-        for kind in order:
-            while counts[kind] and used > made:
+    plant, as the building rules make them), energy shortages resolved by turning off kinds in the order :meth:`rank` sets.
+    What does not depend on the counts (prices, the event, lawsuits) is worked out once."""
+
+    def __init__(self, state: ColonyState, seat: int, sick_herds: int):
+        rules = self.rules = state.rules
+        self.sick_herds = sick_herds
+        later = state.turns_left() > 1
+        prices = average_prices(rules)
+        changes = event_price_changes(rules, state.event(seat))
+        self.trading, self.idle = {}, {}
+        for product in rules.products:
+            price = max(0.0, prices[product] + changes.get(product, 0))
+            self.trading[product] = price
+            self.idle[product] = price * rules.advice["stored_keep_value"] if product in rules.keeps and later else 0.0
+        self.trading_order, self.idle_order = dearest_first(rules, self.trading), dearest_first(rules, self.idle)
+        minimum = rules.lawsuit["minimum_money"]
+        someone_to_sue = any(sheet.money >= minimum for s, sheet in enumerate(state.sheets) if s != seat)
+        self.suit = max(0.0, _suit_value(state)) if someone_to_sue else 0.0
+        self.dark_home = float(rules.advice["dark_habitation_cost"]) if later else 0.0
+
+    def __call__(self, counts: Mapping[str, int], lush_herds: int) -> float:
+        modules = self.rules.modules
+        made = used = 0
+        for kind, n in counts.items():
+            made += modules[kind].makes * n
+            used += modules[kind].uses * n
+        counts = dict(counts)
+        for kind in self.sacrifice:
+            while used > made and counts.get(kind):
                 counts[kind] -= 1
-                used -= rules.modules[kind].uses
-    trade = counts["space_port"] > 0
-    later = state.turns_left() > 1
-    prices = average_prices(rules)
-    changes = event_price_changes(rules, state.event(seat))
-    values = {}
-    for product in rules.products:
-        price = max(0.0, prices[product] + changes.get(product, 0))
-        values[product] = price if trade else (price * rules.advice["stored_keep_value"]
-                                               if product in rules.keeps and later else 0.0)
-    gift = float(rules.gift_box_price) if trade and counts["catalog_store"] else None
-    herds = sum(rules.modules[k].herds * n for k, n in counts.items())
-    lush = min(lush_herds, herds)
-    healthy = max(0, herds - sick_herds)
-    output = 0
-    if counts["processing_plant"]:
-        output = min(lush, healthy) * rules.lush_barn_output + max(0, healthy - lush) * rules.barn_output
-    rooms = {p: 0 for p in rules.products}
-    for kind, n in counts.items():
-        if rules.modules[kind].stores:
-            rooms[rules.modules[kind].stores] += n * rules.storage_per_module
-    amounts = allocate(rules, output, rooms, values, gift)
-    income = allocation_value(rules, amounts, values, gift)
-    income += sum(rules.modules[k].income * n for k, n in counts.items())
-    if counts["law_office"] and any(sheet.money >= state.rules.lawsuit["minimum_money"]
-                                    for s, sheet in enumerate(state.sheets) if s != seat):
-        income += max(0.0, _suit_value(state))
-    return income
+                used -= modules[kind].uses
+        return self.powered(counts, lush_herds) - self.homeless(counts)
+
+    def rank(self, base: Mapping[str, int], lush_herds: int) -> None:
+        """Order the kinds to turn off when energy runs short: least income per energy first,
+        each valued by what one more of it adds to the colony ``base``."""
+        modules, before = self.rules.modules, self.powered(base, lush_herds)
+        worth = {}
+        for kind, module in modules.items():
+            if module.uses:
+                gain = self.powered(_plus(base, {kind: 1}), lush_herds) - before
+                worth[kind] = (gain + (self.dark_home if kind == "habitation" else 0.0)) / module.uses
+        self.sacrifice = sorted(worth, key=lambda k: (worth[k], -modules[k].uses))
+
+    def homeless(self, counts: Mapping[str, int]) -> float:
+        """What a colony that had a habitation loses with none lit: no more building."""
+        return self.dark_home if counts.get("habitation") == 0 else 0.0
+
+    def powered(self, counts: Mapping[str, int], lush_herds: int) -> float:
+        """The income with every module in ``counts`` working."""
+        rules, modules = self.rules, self.rules.modules
+        trade = counts.get("space_port", 0) > 0
+        values, order = (self.trading, self.trading_order) if trade else (self.idle, self.idle_order)
+        gift = float(rules.gift_box_price) if trade and counts.get("catalog_store") else None
+        herds = income = 0
+        rooms = dict.fromkeys(rules.products, 0)
+        for kind, n in counts.items():
+            module = modules[kind]
+            herds += module.herds * n
+            income += module.income * n
+            if module.stores:
+                rooms[module.stores] += n * rules.storage_per_module
+        healthy = max(0, herds - round(self.sick_herds * self.rules.advice["sick_share"]))
+        lush = min(lush_herds, healthy)
+        output = lush * rules.lush_barn_output + (healthy - lush) * rules.barn_output \
+            if counts.get("processing_plant") else 0
+        amounts = allocate(rules, output, rooms, values, gift, order) if output else {}
+        total = income + allocation_value(rules, amounts, values, gift)
+        return total + self.suit if counts.get("law_office") else total
 
 
 def _suit_value(state: ColonyState) -> float:
@@ -255,6 +326,10 @@ class Planner:
         self.turns = state.turns_left()
         self.money = colony.sheet.money
         self.memo: dict[tuple, float] = {}
+        self.values: dict[tuple[str, bool], dict] = {}
+        self.abstract = AbstractIncome(state, seat, self.sick)
+        self.abstract.rank(self.counts, self.lush)
+        self.barn_room = bool(state.build_spaces(seat, "barn")) if self.counts.get("processing_plant") else True
         self.base = self.income(self.counts, self.lush)
 
     def possible(self, kind: str) -> bool:
@@ -271,7 +346,7 @@ class Planner:
     def income(self, counts: Mapping[str, int], lush: int) -> float:
         key = (tuple(sorted((k, n) for k, n in counts.items() if n)), lush)
         if key not in self.memo:
-            self.memo[key] = abstract_income(self.state, self.seat, counts, lush, self.sick)
+            self.memo[key] = self.abstract(counts, lush)
         return self.memo[key]
 
     def cost(self, counts: Mapping[str, int]) -> int:
@@ -291,33 +366,51 @@ class Planner:
         return max(options, key=lambda k: values[self.rules.modules[k].stores])
 
     def value(self, kind: str, lush: bool = False) -> dict:
-        """Figures of building one ``kind`` now: per-turn income change (alone, with the solar
-        panels its energy needs, or with the cheapest set completing the colony's core), over
-        the turns left, and net of the prices paid."""
+        """Figures of building one ``kind`` now (worked out once per kind): per-turn income
+        change alone or with the modules it needs, over the turns left, net of the prices paid."""
+        if (kind, lush) not in self.values:
+            self.values[kind, lush] = self._value(kind, lush)
+        return self.values[kind, lush]
+
+    def _value(self, kind: str, lush: bool) -> dict:
         module = self.rules.modules[kind]
         herds = module.herds if lush else 0
+        if kind == "habitation" and self.needs_habitation():
+            return self.unlock_value(module)
         if module.stores and self.storage_idle(module.stores):
             return self.figures(module, lush, -float(self.colony.build_cost(kind)), 0.0, {})
         after = _plus(self.counts, {kind: 1})
         alone = self.income(after, self.lush + herds) - self.base
         cost = self.colony.build_cost(kind)
-        plans = [(alone * self.turns - cost, alone, {})]
+        plans = [(alone * self.turns - cost, alone, {}, False)]
         complete = {k: 1 for k in CORE if not after.get(k)}
         if not any(self.rules.modules[k].stores for k in after):
             complete[self.best_storage(after)] = 1
+        if kind == "processing_plant" and not complete and not self.barn_room:
+            complete = {"barn": 1, self.best_storage(after): 1}         # a new plant to make room for barns
         builds_left = self.rules.builds_per_turn - self.state.built
-        for partners, soon in ((self.energy_fix(after), True),
-                               (_plus(complete, self.energy_fix(_plus(after, complete))), False)):
+        plans_with = [(self.energy_fix(after), True)]
+        if module.herds:
+            stored = _plus(self.storage_fix(after), {})
+            plans_with.append((_plus(stored, self.energy_fix(_plus(after, stored))), True))
+        if complete:
+            plans_with.append((_plus(complete, self.energy_fix(_plus(after, complete))), False))
+        for partners, soon in plans_with:
             if not partners:
                 continue
-            price = cost + self.cost(partners)
-            if soon and (price > self.money or sum(partners.values()) >= builds_left):
+            price, count = cost + self.cost(partners), sum(partners.values())
+            turns = self.turns if count < builds_left else self.turns - 1     # finished next turn
+            if soon and (price > self.money or count > self.rules.builds_per_turn):
                 continue
-            if price <= self.money + max(0.0, self.base) * 3:
+            if price <= self.money + 3 * max(0.0, self.base):
                 gain = self.income(_plus(after, partners), self.lush + herds) - self.base
-                plans.append((gain * self.turns - price, gain, partners))
-        net, gain, partners = max(plans, key=lambda p: p[0])
-        return self.figures(module, lush, net, gain, partners)
+                later = price > self.money                                      # save up for it first
+                plans.append((gain * (turns - later) - price, gain, partners, later))
+        net, gain, partners, *later = max(plans, key=lambda p: p[0])
+        figures = self.figures(module, lush, net, gain, partners)
+        if later and later[0]:
+            figures["save_up"] = True
+        return figures
 
     def figures(self, module, lush: bool, net: float, gain: float, partners: Mapping[str, int]) -> dict:
         return {"net": round(net, 2), "income_per_turn": round(gain, 2),
@@ -326,6 +419,31 @@ class Planner:
                     self.rules.lush_barn_output if lush else self.rules.barn_output),
                 "storage": self.rules.storage_per_module if module.stores else 0,
                 "with": sorted(k for k, n in partners.items() for _ in range(n))}
+
+    def needs_habitation(self) -> bool:
+        return sum(self.counts.values()) >= self.rules.habitation_after and not self.counts.get("habitation")
+
+    def unlock_value(self, module) -> dict:
+        """A habitation at the module limit is worth the best module it lets the colony build."""
+        cost = self.colony.build_cost(module.key)
+        best = (0.0, 0.0, {})
+        for kind in self.rules.modules:
+            if kind in ("habitation", "start_up") or not self.possible(kind) or \
+                    self.colony.build_cost(kind) + cost > self.money:
+                continue
+            figures = self.value(kind)
+            if figures["net"] > best[0]:
+                best = (figures["net"], figures["income_per_turn"], Counter([kind, *figures["with"]]))
+        net, gain, partners = best
+        return self.figures(module, False, net - cost, gain, partners)
+
+    def storage_fix(self, counts: Mapping[str, int]) -> dict[str, int]:
+        """Storage modules (for the dearest product) that the herds in ``counts`` need."""
+        modules, per = self.rules.modules, self.rules.storage_per_module
+        herds = sum(modules[k].herds * n for k, n in counts.items())
+        room = sum(per * n for k, n in counts.items() if modules[k].stores)
+        short = herds * self.rules.barn_output - room
+        return {self.best_storage(counts): -(-short // per)} if short > 0 else {}
 
     def storage_idle(self, product: str) -> bool:
         """True when more storage for ``product`` cannot earn: the colony's herds already fit in
@@ -365,10 +483,13 @@ def _build_reason(state: ColonyState, kind: str, figures: dict, cell: Cell) -> s
         area = state.board.near(cell, 3)
         return (f"room to grow: {len(area & state.board.pastures)} lush pastures and "
                 f"{len(area & state.board.faults)} fault-line spaces within 3 spaces")
-    if figures["with"]:
+    if figures["with"] and kind != "habitation":
         partners = ", ".join(state.rules.modules[k].name for k in figures["with"])
         return (f"{name} with {partners} adds about ${figures['income_per_turn']:.1f} a turn: "
                 f"${figures['net']:.0f} net over {state.turns_left()} turns")
+    if kind == "habitation" and figures["with"]:
+        return f"a colony past {state.rules.habitation_after} modules needs a {name}: it opens the way to " \
+               f"{', '.join(state.rules.modules[k].name for k in figures['with'])}"
     if figures["income_per_turn"] <= 0:
         return f"{name} adds no income now (${figures['cost']})"
     return f"{name} adds about ${figures['income_per_turn']:.1f} a turn: ${figures['net']:.0f} net over " \
@@ -377,7 +498,6 @@ def _build_reason(state: ColonyState, kind: str, figures: dict, cell: Cell) -> s
 
 def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
     planner = Planner(state, seat)
-    values: dict[tuple[str, bool], dict] = {}
     suggestions = []
     for move in state.legal_moves():
         if move.kind != "build":
@@ -385,18 +505,23 @@ def _build_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
         kind = move["module"]
         cell = _cell(state, move["space"])
         lush = cell in state.board.pastures and state.rules.modules[kind].herds > 0
-        if (kind, lush) not in values:
-            values[kind, lush] = planner.value(kind, lush)
-        figures = dict(values[kind, lush])
+        figures = dict(planner.value(kind, lush))
         score = figures["net"] + _placement_bonus(state, seat, kind, cell)
         if kind == "start_up":
             score = 1000 + _placement_bonus(state, seat, kind, cell)
         figures["score"] = round(score, 3)
         suggestions.append(Suggestion(move, state.describe(move), figures, _build_reason(state, kind, figures, cell)))
     end = Move.make("end_build")
-    suggestions.append(Suggestion(end, state.describe(end), {"net": 0.0, "score": 0.0},
-                                  "keep the money: no module pays for itself in the turns left"))
-    return sorted(suggestions, key=lambda s: -s.advice["score"])
+    ranked = sorted(suggestions, key=lambda s: -s.advice["score"])
+    if ranked and ranked[0].advice.get("save_up"):
+        top = ranked[0]
+        parts = ", ".join(state.rules.modules[k].name for k in [top.move["module"], *top.advice["with"]])
+        saving = Suggestion(end, state.describe(end), {"net": 0.0, "score": top.advice["score"] + 0.01},
+                            f"save up: {parts} together pay best, and cost more than you have now")
+    else:
+        saving = Suggestion(end, state.describe(end), {"net": 0.0, "score": 0.0},
+                            "keep the money: no module pays for itself in the turns left")
+    return sorted([*suggestions, saving], key=lambda s: -s.advice["score"])
 
 
 def _cell(state: ColonyState, name: str) -> Cell:
@@ -418,6 +543,8 @@ def _best_build(state: ColonyState, seat: int) -> Move:
             if score > 0:
                 ranked.append((score, kind, lush))
     for _, kind, lush in sorted(ranked, key=lambda r: -r[0]):
+        if planner.value(kind, lush).get("save_up"):
+            return Move.make("end_build")
         spaces = state.build_spaces(seat, kind)
         if state.rules.modules[kind].herds:
             spaces = [c for c in spaces if (c in pastures) == lush]
@@ -446,9 +573,9 @@ def _energy_suggestions(state: ColonyState, seat: int) -> list[Suggestion]:
     suggestions = []
     for move in state.legal_moves():
         cell = _cell(state, move["space"])
-        trial = replace(sheet, dark=sheet.dark | {cell})
-        income, dark = powered_income(state, seat, trial)
-        income -= _habitation_penalty(state, replace(trial, dark=dark))
+        trials = DarkTrials(state, seat, replace(sheet, dark=sheet.dark | {cell}))
+        income, dark = trials.powered()
+        income -= trials.penalty(dark)
         module = state.rules.modules[sheet.colony[cell]]
         figures = {"income_per_turn": round(income, 2), "energy_saved": module.uses}
         reason = f"{module.name} off: about ${income:.1f} a turn still comes in"
@@ -556,7 +683,6 @@ def best_move(state: ColonyState) -> Move | None:
         return Move.make("allocate", **best_allocation(state, seat))
     if state.stage == "energy":
         sheet = state.sheets[seat]
-        values = _unit_values(state, Colony(state.rules, state.board, replace(sheet, dark=frozenset())), seat)
-        return Move.make("turn_off", space=space_name(_cheapest_to_turn_off(state, seat, sheet, values)))
+        return Move.make("turn_off", space=space_name(DarkTrials(state, seat, sheet).cheapest(sheet.dark)))
     suggestions = advise(state)
     return suggestions[0].move if suggestions else None

@@ -255,7 +255,7 @@ def try_illegal_taps(ui: UiDriver, app, panel, counts: Counter) -> None:
         solar = {m.get("space") for m in builds if m.get("module") == "solar_panel"}
         storage = {m.get("space") for m in builds if m.get("module") == "milk_storage"}
         if not counts["storage away"] and solar - storage and state.sheets[state.seat].money >= 5:
-            space = sorted(solar - storage)[0]
+            space = min(solar - storage)
             notice = assert_refused(ui, app, lambda: tap_build(ui, panel, "milk_storage", space))
             assert "processing plant" in notice, notice
             counts["storage away"] += 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.graphics import Color, Line, Mesh, Rectangle
+from kivy.graphics import Canvas, ClearBuffers, ClearColor, Color, Fbo, Line, Mesh, Rectangle
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
@@ -21,6 +21,7 @@ from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 from kivy.uix.popup import Popup
+from kivy.uix.relativelayout import RelativeLayout
 from kivy.uix.stacklayout import StackLayout
 from kivy.uix.togglebutton import ToggleButton
 from kivy.uix.widget import Widget
@@ -56,6 +57,8 @@ HIGHLIGHT_RGBA = (1.0, 0.85, 0.1, 1)
 CURRENT_RGBA = (1.0, 0.85, 0.1, 1)
 DONE_INK = (0.55, 0.75, 0.55, 1)
 HEADER_RGBA = (0.22, 0.27, 0.34, 1)
+ROW_HEIGHT = dp(26)
+"""A row of the sheets and the key: one line of 18 sp text."""
 FIGURES = (("made", "Energy made"), ("used", "Energy used"), ("output", "Dairy output"), ("diseases", "Sick herds"))
 """The colony's figures shown under the commodities sheet."""
 
@@ -77,8 +80,9 @@ def rgba_hex(rgba) -> str:
     return "".join(f"{round(c * 255):02x}" for c in rgba[:3])
 
 
-def text_label(text: str = "", width=None, height=dp(26), **kwargs) -> Label:
-    """An 18 sp label of fixed height (``width`` None: it stretches)."""
+def text_label(text: str = "", width=None, height=None, **kwargs) -> Label:
+    """An 18 sp label of fixed height (26 dp unless given; ``width`` None: it stretches)."""
+    height = height or ROW_HEIGHT
     kwargs.setdefault("font_size", "18sp")
     kwargs.setdefault("halign", "left")
     label = Label(text=text, valign="middle", size_hint=(None if width else 1, None), height=height, **kwargs)
@@ -169,26 +173,67 @@ class MapSpace(ButtonBehavior, Label):
                      width=dp(2.5))
 
 
-class ColonyMap(GridLayout):
-    """The map's spaces in rows and columns (``cells``: space name -> MapSpace)."""
+class Pictured(RelativeLayout):
+    """A layout whose children are drawn into an off-screen picture that the screen shows:
+    a frame then costs one picture instead of a shape and a label per child (software GL
+    is slow), and the picture is drawn again only when a child changes."""
+
+    def __init__(self, **kwargs):
+        self.canvas = Canvas()
+        with self.canvas:
+            self.fbo = Fbo(size=(1, 1))
+            Color(1, 1, 1, 1)
+            self.picture = Rectangle(pos=(0, 0), size=(1, 1), texture=self.fbo.texture)
+        with self.fbo:
+            ClearColor(0, 0, 0, 0)
+            ClearBuffers()
+        super().__init__(**kwargs)
+        self.bind(size=self._resize)
+
+    def add_widget(self, widget, *args, **kwargs):
+        canvas, self.canvas = self.canvas, self.fbo       # the widget draws into the picture
+        try:
+            return super().add_widget(widget, *args, **kwargs)
+        finally:
+            self.canvas = canvas
+
+    def remove_widget(self, widget, *args, **kwargs):
+        canvas, self.canvas = self.canvas, self.fbo
+        try:
+            return super().remove_widget(widget, *args, **kwargs)
+        finally:
+            self.canvas = canvas
+
+    def _resize(self, *_args) -> None:
+        self.fbo.size = (max(1, int(self.width)), max(1, int(self.height)))     # a picture is never empty
+        self.picture.size = self.size
+        self.picture.texture = self.fbo.texture
+
+
+class ColonyMap(Pictured):
+    """The map's spaces in rows and columns (``cells``: space name -> MapSpace), drawn as
+    one picture."""
+
+    cells: dict = {}
 
     def build(self, map_view: dict, on_tap) -> None:
         self.clear_widgets()
-        self.cells: dict[str, MapSpace] = {}
-        self.cols = map_view["width"]
+        self.cells = {}
         self.size = (map_view["width"] * CELL_WIDTH, map_view["height"] * CELL_HEIGHT)
+        grid = GridLayout(cols=map_view["width"], size_hint=(None, None), size=self.size)
         at = {(s["row"], s["column"]): s for s in map_view["spaces"]}
         for row in range(map_view["height"]):
             for column in range(map_view["width"]):
                 space = at.get((row, column))
                 if space is None:
-                    self.add_widget(Widget())
+                    grid.add_widget(Widget())
                     continue
                 cell = MapSpace(space=space["space"], octagon=space["shape"] == "octagon",
                                 fault=space["fault_line"], lush=space["lush_pasture"])
                 cell.bind(on_release=lambda c: on_tap(c.space))
                 self.cells[cell.space] = cell
-                self.add_widget(cell)
+                grid.add_widget(cell)
+        self.add_widget(grid)
 
 
 class Stepper(BoxLayout):
@@ -439,7 +484,7 @@ class ColonyPanel(BoardPanel):
         scroll, board = self.ids.map_scroll, self.ids.map
         spare = board.height - scroll.height
         if spare > 0:
-            scroll.scroll_y = min(1.0, max(0.0, (middle - board.y - scroll.height / 2) / spare))
+            scroll.scroll_y = min(1.0, max(0.0, (middle - scroll.height / 2) / spare))   # cells sit in the map
 
     # -- the sheets ------------------------------------------------------------------------
     def _show_sheets(self, view: dict) -> None:
@@ -742,8 +787,8 @@ class ColonyPanel(BoardPanel):
         player = self._player(view, view["current"]["player"])
         sellable = {k for m in self.legal if m.kind == "sell" for k, _ in m.params}
         items = dict(zip(view["product_keys"], player["sheets"]["commodities"]))
-        rows = [(key, f"{sentence(items[key]['product'])}: {items[key]['stored']} stored, "
-                      f"{dollars(items[key]['price'])} each", 0, items[key]["stored"])
+        rows = [(key, (f"{sentence(items[key]['product'])}: {items[key]['stored']} stored, "
+                       f"{dollars(items[key]['price'])} each"), 0, items[key]["stored"])
                 for key in view["product_keys"] if key in sellable]
         self._amounts_popup("sell", f"{player['player']}: sell leather and manure (they keep for later turns)", rows,
                             None, "Sell")

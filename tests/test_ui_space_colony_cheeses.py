@@ -159,13 +159,20 @@ def own_share(state, rng: random.Random) -> Move:
 # -- touches ---------------------------------------------------------------------------------
 
 
+def tap_space(ui: UiDriver, panel, space: str) -> None:
+    """Swipe the map until the whole space shows, then tap it."""
+    cell = panel.ids.map.cells[space]
+    panel.ids.map_scroll.scroll_to(cell, padding=10, animate=False)
+    ui.pump(2)
+    ui.tap(cell)
+
+
 def tap_build(ui: UiDriver, panel, module_key: str, space: str) -> None:
     """Choose the module (if it is not the chosen one) and tap the space; with no module
     chosen yet, tap the space first and choose the module in the popup."""
     name = panel.view["module_keys"][module_key]
-    cell = panel.ids.map.cells[space]
     if not panel.module_name:
-        ui.tap(cell)
+        tap_space(ui, panel, space)
         assert panel.module_popup.parent is not None
         ui.tap(panel.module_buttons[name])
         return
@@ -173,7 +180,7 @@ def tap_build(ui: UiDriver, panel, module_key: str, space: str) -> None:
         ui.tap(panel.controls["module"])
         ui.tap(panel.module_buttons[name])
         assert panel.module_popup.parent is None and panel.module_name == name
-    ui.tap(panel.ids.map.cells[space])
+    tap_space(ui, panel, space)
 
 
 def set_amounts(ui: UiDriver, panel, amounts: dict) -> None:
@@ -193,11 +200,11 @@ def tap_move(ui: UiDriver, panel, move: Move) -> None:
     if kind == "build":
         tap_build(ui, panel, move.get("module"), move.get("space"))
     elif kind == "turn_off":
-        ui.tap(panel.ids.map.cells[move.get("space")])
+        tap_space(ui, panel, move.get("space"))
     elif kind == "relocate":
-        ui.tap(panel.ids.map.cells[move.get("source")])
+        tap_space(ui, panel, move.get("source"))
         assert panel.ids.map.cells[move.get("source")].marked and panel.ids.map.cells[move.get("target")].marked
-        ui.tap(panel.ids.map.cells[move.get("target")])
+        tap_space(ui, panel, move.get("target"))
     elif kind in ("allocate", "gift_boxes", "sell"):
         ui.tap(panel.controls[kind])
         set_amounts(ui, panel, dict(move.params))
@@ -263,7 +270,7 @@ def try_illegal_taps(ui: UiDriver, app, panel, counts: Counter) -> None:
         plants = [space for space, kind in ((s["space"], s["module"]) for s in view["map"]["spaces"])
                   if kind and kind["owner"] == state.current_player and kind["name"] in ("Solar Panel", "Start-Up Module")]
         if plants:
-            notice = assert_refused(ui, app, lambda: ui.tap(panel.ids.map.cells[plants[0]]))
+            notice = assert_refused(ui, app, lambda: tap_space(ui, panel, plants[0]))
             assert "never turned off" in notice, notice
             counts["energy plant off"] += 1
     if state.stage == "production" and not counts["over storage"]:
@@ -278,7 +285,7 @@ def try_illegal_taps(ui: UiDriver, app, panel, counts: Counter) -> None:
             counts["over storage"] += 1
     if state.dice_to_roll() is not None and not counts["map while rolling"]:
         ui.tap(panel.tabs["map"])
-        notice = assert_refused(ui, app, lambda: ui.tap(panel.ids.map.cells["F5"]))
+        notice = assert_refused(ui, app, lambda: tap_space(ui, panel, "F5"))
         assert "dice" in notice
         ui.tap(panel.tabs["turn"])
         counts["map while rolling"] += 1
@@ -359,8 +366,10 @@ def test_a_whole_space_colony_cheeses_game_by_touch(ui):
             ui.tap(panel.controls["allocate"])
             shot("production")
             ui.tap(ui.button("Cancel", root=panel.amounts_popup))
+        entries = len(app.session.history())
         tap_move(ui, panel, move)
         assert not app.notice, app.notice
+        assert len(app.session.history()) > entries, f"the tap made no move: {move}"
         assert app.session.history()[-1]["kind"] in ("move", "finished")
         assert app.session.history()[-1]["move"]["kind"] == move.kind
         counts[move.kind] += 1

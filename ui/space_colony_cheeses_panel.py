@@ -214,7 +214,9 @@ class ColonyMap(Pictured):
     """The map's spaces in rows and columns (``cells``: space name -> MapSpace), drawn as
     one picture."""
 
-    cells: dict = {}
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.cells: dict[str, MapSpace] = {}
 
     def build(self, map_view: dict, on_tap) -> None:
         self.clear_widgets()
@@ -237,7 +239,7 @@ class ColonyMap(Pictured):
 
 
 class Stepper(BoxLayout):
-    """A number set by touch: [-] value [+], kept within ``low`` to ``high``."""
+    """A number set by touch: [-] value [+], kept within 0 to ``high``."""
 
     def __init__(self, value: int, high: int, on_change=None, **kwargs):
         super().__init__(size_hint=(None, None), size=(dp(150), dp(48)), spacing=dp(2), **kwargs)
@@ -275,7 +277,7 @@ class ColonyPanel(BoardPanel):
         self.sheet_cells: dict[tuple, Label] = {}
         self.step_labels: list[Label] = []
         self.order_chips: list[Label] = []
-        self._roll_shown = self._build_on = None
+        self._roll_shown = self._build_on = self._scrolled_for = self._controls_for = None
         super().__init__(**kwargs)      # the .kv rules apply here (on_kv_post)
 
     def on_kv_post(self, _base) -> None:
@@ -344,7 +346,7 @@ class ColonyPanel(BoardPanel):
         self._show_map(view)
         self._show_sheets(view)
         self._show_turn(view)
-        if self.page == "map" and step != getattr(self, "_scrolled_for", None):
+        if self.page == "map" and step != self._scrolled_for:
             self._scrolled_for = step
             self._scroll_to_colony()
 
@@ -391,7 +393,7 @@ class ColonyPanel(BoardPanel):
         moves = set(view["moves"])
         key = (self._step, tuple(sorted(moves)), self.module_name,
                tuple(m.get("defendant") for m in self.legal if m.kind == "sue"))
-        if key == getattr(self, "_controls_for", None):
+        if key == self._controls_for:
             return
         self._controls_for = key
         box = self.ids.controls
@@ -407,8 +409,7 @@ class ColonyPanel(BoardPanel):
             box.add_widget(button)
 
         if "build" in moves or "end_build" in moves:
-            chosen = self._module_info(self.module_name)
-            text = f"{self.module_name}\n{dollars(chosen['cost'])}" if chosen else "Choose a module"
+            text = f"{self.module_name}\n(tap to change)" if self.module_name else "Choose a module"
             add("module", text, lambda: self.choose_module(None), dp(172))
             add("end_build", "Done building", lambda: self.play(Move.make("end_build")), dp(120))
         if "skip_move" in moves:
@@ -430,9 +431,6 @@ class ColonyPanel(BoardPanel):
     @staticmethod
     def _player(view: dict, player: str) -> dict:
         return next(p for p in view["players"] if p["player"] == player)
-
-    def _module_info(self, name: str) -> dict | None:
-        return next((m for m in self.view["defaults"]["modules"] if m["name"] == name), None)
 
     def _module_key(self, name: str) -> str:
         return next(k for k, n in self.view["module_keys"].items() if n == name)

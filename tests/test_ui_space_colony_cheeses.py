@@ -161,9 +161,13 @@ def own_share(state, rng: random.Random) -> Move:
 
 def tap_space(ui: UiDriver, panel, space: str) -> None:
     """Swipe the map until the whole space shows, then tap it."""
-    cell = panel.ids.map.cells[space]
-    panel.ids.map_scroll.scroll_to(cell, padding=10, animate=False)
-    ui.pump(2)
+    cell, view = panel.ids.map.cells[space], panel.ids.map_scroll
+    left, bottom = cell.to_window(*cell.pos)
+    right, top = cell.to_window(cell.right, cell.top)
+    view_left, view_bottom = view.to_window(*view.pos)
+    if left < view_left or bottom < view_bottom or right > view_left + view.width or top > view_bottom + view.height:
+        view.scroll_to(cell, padding=10, animate=False)
+        ui.pump(2)
     ui.tap(cell)
 
 

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion import cli
-from companion.games import get_game
+from companion.games import all_games, get_game
 
 DATA = Path(__file__).parent / "data"
 PHOTO = next(DATA.glob("byler_d6/**/*.jpg"))
@@ -159,7 +159,7 @@ small_count = st.one_of(st.integers(-3, 6).map(str), st.sampled_from(["999999999
 paths = st.sampled_from(["games.sqlite3", "photo.jpg", "state.json", "empty.jpg", "junk.png", "huge.png",
                          "truncated.jpg", "notes.txt", "folder", "pipe.jpg", "missing.file", "folder/new.out",
                          "", "/", "/dev/null", "no/such/dir/x"])
-games = st.sampled_from(["dairyman", "whirling-derby", "dyce", "DAIRYMAN", "chess", ""])
+games = st.sampled_from([*all_games(), "DAIRYMAN", "chess", ""])
 die = st.one_of(st.integers(-2, 8).map(str),
                 st.tuples(st.sampled_from(["white", "yellow", "red", "blue", "purple", "black", "x", ""]),
                           st.integers(0, 7))
@@ -216,7 +216,7 @@ def _real_state(name: str) -> dict:
 
 
 @fuzz
-@given(game=st.sampled_from(["dairyman", "whirling-derby", "dyce"]), pick=st.integers(0, 10_000),
+@given(game=st.sampled_from(list(all_games())), pick=st.integers(0, 10_000),
        value=json_values, dice=dice_text)
 def test_suggest_on_a_real_state_with_one_value_changed(template, game, pick, value, dice):
     """A saved state with one leaf replaced (a hand-edited or damaged file) is read or refused in one line."""

@@ -630,3 +630,14 @@ def test_enough_pasture_domes_cure_every_disease_on_event_4_6():
     crowded = dict(barns, E3="mega_barn", D3="barn")                  # 5 barns' worth, one dome
     without = make_state(stage="event", ann=sheet(crowded, sick=["C5", "E5"]))
     assert len(roll(without, 4, 6).sheets[0].sick) == 2
+
+
+def test_board_view_lists_what_a_tap_may_build_and_which_values_are_defaults():
+    view = make_state(ann=sheet(ANN, money=12)).board_view()
+    builds = [m for m in view["legal"] if m["kind"] == "build"]
+    assert {"kind": "build", "module": "barn", "space": "C5"} in builds
+    assert all(m["module"] in view["module_keys"] for m in builds)
+    assert not any(m["module"] == "space_port" for m in builds)             # $20: too dear with $12
+    assert view["current"]["step"] == "build 1-3 modules"
+    assert view["defaults"]["map_default"] is True and view["map"]["source"] == "default"
+    assert "end_build" in view["moves"]

@@ -1,4 +1,5 @@
-"""A whole two-player Dairyman game played through the real app by touch.
+"""A whole two-player Dairyman game played through the real app by touch, on Dairyman's
+board panel (checked against the state's ``board_view`` at every step).
 
 The simulated camera throws the dice the game asks for; the real reader reads each
 photo; the test, like a player, compares what was read with what is on the table (the
@@ -14,6 +15,7 @@ import math
 import random
 from collections import Counter
 
+from test_ui_dairyman_panel import check_screen
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Die
@@ -139,6 +141,7 @@ def test_a_whole_dairyman_game_by_touch(ui):
     while app.root.current != "summary":
         play = app.screen("play")
         state = app.state
+        check_screen(play.board, state)                        # the board panel shows the table as it is
         request = state.dice_to_roll()
         if request is not None:
             throws = app.grabber.source.throws
@@ -172,8 +175,8 @@ def test_a_whole_dairyman_game_by_touch(ui):
                 resumed = True
             continue
 
-        suggestions = play.ids.suggestions.children[::-1]
-        assert suggestions, f"no suggestion in phase {state.phase}"
+        panel = play.board                                     # Dairyman's board panel: the advice on it
+        assert panel is not None and not panel.advice.best.disabled, f"no suggestion in phase {state.phase}"
         if moves == 1:
             ui.screenshot("play-suggestions")
         if moves == HAND_MOVE_AT and not hand_move:
@@ -186,14 +189,14 @@ def test_a_whole_dairyman_game_by_touch(ui):
             hand_move = True
             moves += 1
             continue
-        ui.tap(suggestions[0])
+        ui.tap(panel.advice.best)
         moves += 1
         if moves == UNDO_AT_MOVE and not undone:
             after = app.state.to_json()
             ui.tap(play.ids.undo_button)
             assert app.state.to_json() == state.to_json()
             assert app.session.history()[-1]["kind"] == "undo"
-            ui.tap(play.ids.suggestions.children[-1])          # the same top suggestion again
+            ui.tap(play.board.advice.best)                     # the same top suggestion again
             assert app.state.to_json() == after
             undone = True
             ui.tap(ui.button("Scores"))

@@ -6,6 +6,7 @@ Other ``test_ui_*`` modules import :class:`UiDriver` and the ``ui`` fixture from
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -70,6 +71,8 @@ class UiDriver:
         if app in self.apps:
             self.apps.remove(app)
             app.stop()
+            for child in list(self.window.children):   # Kivy's stop skips every other child of the window
+                self.window.remove_widget(child)
             self.pump(2)
 
     def pump(self, frames: int = 2) -> None:
@@ -168,8 +171,11 @@ class UiDriver:
         self.wait(lambda: spinner._dropdown.parent is None, what="the list to close")
 
     def screenshot(self, name: str) -> Path:
-        """Save the window as it is now to SCREENSHOTS/<name>.png (the app draws it)."""
+        """Save the window as it is now to SCREENSHOTS/<name>.png (the app draws it), after checking
+        that every word on it is a player's word in type a player can read (:func:`screen_problems`)."""
         self.pump(3)
+        problems = screen_problems(self.window)
+        assert not problems, f"{name}: " + "; ".join(problems)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.window.dispatch("on_draw")
         written = Path(self.window.screenshot(str(SCREENSHOTS / f"{name}.png")))
@@ -177,6 +183,42 @@ class UiDriver:
         shutil.move(written, target)
         assert target.read_bytes()[16:24] == (800).to_bytes(4, "big") + (480).to_bytes(4, "big")  # PNG size
         return target
+
+
+MACHINE_WORDS = ("_", "[]", "#", "None", "{")
+"""What engine notation looks like: never on screen."""
+SMALLEST_TYPE_PX = 18
+"""Nothing a player must read is smaller (the 800x480 screen at arm's length)."""
+_MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
+_MARKUP_SIZE = re.compile(r"\[size=(\d+(?:\.\d+)?)(sp|dp|px)?\]")
+
+
+def screen_problems(window) -> list[str]:
+    """Machine words, and type under SMALLEST_TYPE_PX px, in the labels and buttons on screen now
+    (Kivy's own on-screen keyboard left out)."""
+    from kivy.metrics import dp, sp
+    from kivy.uix.label import Label
+    from kivy.uix.vkeyboard import VKeyboard
+
+    units = {"sp": sp, "dp": dp, "px": float, None: float}
+    problems = []
+    for top in window.children:
+        if isinstance(top, VKeyboard):
+            continue
+        for widget in top.walk(restrict=True):
+            if not isinstance(widget, Label) or not widget.text or widget.opacity == 0 or min(widget.size) < 2 \
+                    or not widget.get_root_window():
+                continue
+            text = _MARKUP.sub("", widget.text) if widget.markup else widget.text
+            words = [w for w in MACHINE_WORDS if w in text]
+            if words:
+                problems.append(f"{text[:60]!r} shows {' '.join(words)}")
+            sizes = [units[unit](float(value)) for value, unit in _MARKUP_SIZE.findall(widget.text)] \
+                if widget.markup else []
+            smallest = min([widget.font_size, *sizes])
+            if smallest < SMALLEST_TYPE_PX - 0.5:
+                problems.append(f"{text[:60]!r} in {smallest:.0f} px type")
+    return problems
 
 
 @pytest.fixture

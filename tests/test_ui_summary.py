@@ -127,3 +127,36 @@ def test_players_are_remembered_a_random_first_player_and_every_unfinished_game_
     ui.tap(choices[-1])                                 # the older game: the one started before the restart
     assert app.root.current == "play" and app.session.id != second
     assert list(app.session.players) == players
+
+
+def test_export_never_writes_over_a_file_and_stats_rank_the_players(ui):
+    import json
+
+    from companion.paths import data_dir
+
+    finished_dairyman(["Ann", "Bob"], seed=3)
+    finished_dairyman(["Ann", "Bob"], seed=4)
+    app = ui.launch(camera="sim")
+    app.session = app.store.latest()
+    app._changed()
+    ui.tap(ui.button("History"))
+    history = app.screen("history")
+    exports = data_dir() / "exports"
+    exports.mkdir(parents=True)
+    taken = exports / f"dairyman-game-{app.session.id}.json"
+    taken.write_text("a file the player keeps")
+    ui.tap(history.ids.export_button)
+    assert taken.read_text() == "a file the player keeps"                 # never written over
+    saved = history.exported
+    assert saved != taken and saved.name in app.notice
+    data = json.loads(saved.read_text())
+    assert len(data["events"]) == len(app.session.history())
+    assert saved.with_suffix(".csv").exists() or any(p.suffix == ".csv" for p in exports.iterdir())
+
+    ui.tap(history.ids.stats_button)
+    cells = [w.text for w in history.stats_popup.content.walk() if hasattr(w, "text")]
+    stats = app.store.player_stats()
+    for player, figures in stats.items():
+        at = cells.index(player)
+        assert cells[at + 1:at + 3] == [str(figures["games"]), str(figures["wins"])]
+    assert stats["Ann"]["games"] == 2

@@ -117,6 +117,10 @@ class CompanionApp(App):
             load_layout(f"{name}_screen.kv")
             manager.add_widget(module.SCREEN_CLASS(name=name))
         Window.bind(on_key_down=self._on_key_down)
+        # A docked on-screen keyboard (the Pi's) lifts the screen so the field being typed into stays in
+        # sight; Kivy only measures the keyboard when told, so tell it whenever one comes or goes.
+        Window.softinput_mode = "pan"
+        Window.bind(children=lambda *_: Window.trigger_keyboard_height())
         return manager
 
     def on_start(self) -> None:

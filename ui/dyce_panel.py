@@ -219,11 +219,11 @@ class DycePanel(BoardPanel):
                 cell.text, cell.font_size = f"[b]{market['white_die']}[/b]", cell.height * 0.45
             elif shop:
                 cell.background_color = self.colour_of(shop["owner"])
-                cell.color, cell.font_size = (0, 0, 0, 1), max(dp(14), cell.height * 0.3)
+                cell.color, cell.font_size = (0, 0, 0, 1), max(dp(18), cell.height * 0.3)
                 cell.text = f"[b]£{shop['pounds']}[/b]" if shop["pounds"] else ""
             else:
                 cell.background_color, cell.color = EMPTY_RGBA, (0.6, 0.65, 0.72, 1)
-                cell.text, cell.font_size = cell.space, max(dp(12), cell.height * 0.22)
+                cell.text, cell.font_size = cell.space, max(dp(18), cell.height * 0.3)
 
     def _show_market(self, market: dict) -> None:
         last = market["last_die"]
@@ -295,10 +295,10 @@ class DycePanel(BoardPanel):
             self.mode_buttons[mode] = button
             modes.add_widget(button)
         box.add_widget(modes)
-        self.whisky_row = GridLayout(rows=1, spacing=dp(3), size_hint_y=None, height=dp(46))
+        self.whisky_row = GridLayout(rows=1, spacing=dp(3), size_hint_y=None, height=dp(48))
         for colour in state.rules.whiskies:
             rgba = colour_rgba(colour)
-            button = WhiskyButton(colour_name=colour, group="dyce-whisky", allow_no_selection=False, font_size="17sp", background_normal="",
+            button = WhiskyButton(colour_name=colour, group="dyce-whisky", allow_no_selection=False, font_size="18sp", background_normal="",
                                   background_down="", color=ink_for(rgba),
                                   state="down" if colour == self.whisky else "normal")
             button.bind(state=lambda b, st, c=colour: self._whisky_chosen(b, c, st))
@@ -321,7 +321,7 @@ class DycePanel(BoardPanel):
         scores = state.scores()
         for hand in turn["hands"]:
             player = hand["player"]
-            row = BoxLayout(spacing=dp(3), size_hint_y=None, height=dp(30))
+            row = BoxLayout(spacing=dp(3), size_hint_y=None, height=dp(32))
             mark = Label(size_hint_x=None, width=dp(12))
             with mark.canvas.before:
                 Color(*self.colour_of(player))
@@ -334,13 +334,13 @@ class DycePanel(BoardPanel):
                 parts.append("passed")
             bold = player == turn["player"] and turn["stage"] == "actions"
             text = f"[b]{player}[/b]" if not bold else f"[b][color=ffd91a]{player}[/color][/b]"
-            label = Label(text=f"{text}  " + "  ".join(parts), markup=True, font_size="16sp", halign="left",
+            label = Label(text=f"{text}  " + "  ".join(parts), markup=True, font_size="18sp", halign="left",
                           valign="middle", shorten=True, shorten_from="right")
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             label.player = player
             row.add_widget(label)
             for colour, count in sorted(hand["whiskies"].items()):
-                chip = DyceDie(text=str(count), size_hint_x=None, width=dp(28), font_size="16sp")
+                chip = DyceDie(text=str(count), size_hint_x=None, width=dp(30), font_size="18sp")
                 chip.rgba, chip.colour_name = colour_rgba(colour), colour
                 row.add_widget(chip)
             box.add_widget(row)

@@ -19,29 +19,29 @@ from kivy.uix.togglebutton import ToggleButton
 from companion.engine import Die
 from ui.widgets import colour_rgba
 
-ANY_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purple", "black")
-"""Colours offered for a die of any colour when the game names none."""
-
 
 def ink(rgba) -> tuple:
     return (0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1)
 
 
 class RollKeypad(Popup):
-    """Type the dice of ``request`` (a DiceRequest); "Use dice" hands them to ``app.enter_roll``."""
+    """Type the dice of ``request`` (a DiceRequest); "Use dice" hands them to ``app.enter_roll``.
 
-    def __init__(self, request, colours=None, **kwargs):
+    ``colours``: what a die of any colour may be (the game's box); none means such dice have no
+    colour that matters and are typed by value alone."""
+
+    def __init__(self, request, colours=(), **kwargs):
         super().__init__(title=f"Type the roll: {request.describe()}", title_size="19sp", size_hint=(0.96, 0.94),
                          _anim_duration=0, auto_dismiss=False, **kwargs)
         self.request = request
         self.entered: list[Die] = []
-        self.any_colour = (list(colours or ()) or list(ANY_COLOUR_CHOICES))[0]
+        self.any_colour = colours[0] if colours else None
         content = BoxLayout(orientation="vertical", spacing=dp(6))
         self.slots = BoxLayout(size_hint_y=None, height=dp(52), spacing=dp(4))
         content.add_widget(self.slots)
-        if None in request.colours:
+        if None in request.colours and colours:
             picks = GridLayout(rows=1, spacing=dp(4), size_hint_y=None, height=dp(50))
-            for colour in colours or ANY_COLOUR_CHOICES:
+            for colour in colours:
                 rgba = colour_rgba(colour)
                 button = ToggleButton(text=colour, group="keypad-colour", allow_no_selection=False, font_size="18sp",
                                       background_normal="", background_down="", background_color=rgba,

@@ -23,8 +23,6 @@ from ui.widgets import colour_rgba
 SEVERITY_RGBA = {"critical": (0.72, 0.05, 0.05, 1), "warning": (1.0, 0.72, 0.15, 1)}
 SEVERITY_INK = {"critical": (1, 1, 1, 1), "warning": (0, 0, 0, 1)}
 """Banner colours: white on dark red and black on amber, both above WCAG AA's 4.5:1."""
-DIE_COLOUR_CHOICES = ("white", "yellow", "red", "blue", "green", "orange", "purple", "black")
-"""Colours offered when correcting a die whose request names no colour."""
 
 
 def format_figure(value) -> str:
@@ -33,6 +31,22 @@ def format_figure(value) -> str:
     if isinstance(value, float):
         return f"{value:.0%}" if 0 <= value <= 1 else f"{value:.1f}"
     return str(value)
+
+
+KIND_WORDS = {"reroll": "re-roll", "set_side": "turn a card", "done_lifting": "done lifting", "take_pound": "take £1",
+              "end_turn": "end turn", "end_build": "end building", "skip_move": "no move", "turn_off": "turn off",
+              "no_lawsuit": "no lawsuit", "gift_boxes": "gift boxes", "end_round": "end round"}
+"""The kinds of move as the "Other move" list's tabs name them, where the engine's name is not a word."""
+
+
+def die_colour_choices(request, game) -> list[str]:
+    """The colours a die entered by hand may have: those the request names, else the game's box,
+    else (dice whose colour the game does not care about, e.g. any die may be any colour) none."""
+    named = list(dict.fromkeys(c for c in (request.colours if request else ()) if c))
+    if named and None not in request.colours:
+        return named
+    box = (game.dice_colours or ()) if game is not None else ()
+    return list(dict.fromkeys([*named, *box]))
 
 
 def alert_sentence(alert) -> str:
@@ -48,9 +62,9 @@ def suggestion_text(suggestion) -> str:
     figures = "  ".join(f"{k.replace('_', ' ')} {format_figure(v)}" for k, v in suggestion.advice.items())
     lines = [f"[b]{suggestion.text}[/b]"]
     if figures:
-        lines.append(f"[size=15sp]{figures}[/size]")
+        lines.append(f"[size=18sp]{figures}[/size]")
     if suggestion.reason:
-        lines.append(f"[size=14sp][i]{suggestion.reason}[/i][/size]")
+        lines.append(f"[size=18sp][i]{suggestion.reason}[/i][/size]")
     return "\n".join(lines)
 
 
@@ -193,7 +207,7 @@ class PlayScreen(Screen):
             parts = [f"{name.replace('_', ' ')} {value}" for name, value in counters.items()]
             mark = "> " if player == state.current_player else ""
             label = Label(text=f"[b]{mark}{player}[/b] {scores.get(player, 0)} pts  " + "  ".join(parts),
-                          markup=True, font_size="15sp", halign="left", valign="middle", shorten=True,
+                          markup=True, font_size="18sp", halign="left", valign="middle", shorten=True,
                           size_hint_y=None, height=dp(28))
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             box.add_widget(label)
@@ -214,19 +228,20 @@ class PlayScreen(Screen):
     def edit_die(self, index: int | None) -> None:
         """A popup to set a die's colour and value (``index`` None: add a die the reader missed).
 
-        Tap a colour, then the value: the value commits the change."""
+        Tap a colour, then the value: the value commits the change.  A game whose dice have no
+        colours to tell apart (its request and its box name none) shows the values only."""
         app = App.get_running_app()
         die = app.reading[index] if index is not None else None
         request = app.state.dice_to_roll() if app.state else None
-        colours = list(dict.fromkeys(c for c in (request.colours if request else ()) if c)) or \
-            list(DIE_COLOUR_CHOICES)
+        colours = die_colour_choices(request, app.session.game if app.session else None)
         content = BoxLayout(orientation="vertical", spacing=dp(8))
-        title = (f"Die {index + 1}: read as {die.value or '?'} {die.colour or '?'}: tap colour, then value"
-                 if die else "Add a die: tap colour, then value")
+        step = "tap colour, then value" if colours else "tap its value"
+        read_as = f"{die.value or '?'} {die.colour or ''}".strip() if die else ""
+        title = f"Die {index + 1}: read as {read_as}: {step}" if die else f"Add a die: {step}"
         popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86),
                       _anim_duration=0)
-        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60))
-        chosen = {"colour": die.colour if die and die.colour in colours else colours[0]}
+        swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60) if colours else 0)
+        chosen = {"colour": die.colour if die and die.colour in colours else (colours[0] if colours else None)}
         for colour in colours:
             button = ToggleButton(text=colour, group="die-colour", font_size="20sp", background_normal="",
                                   background_down="", allow_no_selection=False,
@@ -304,7 +319,7 @@ class PlayScreen(Screen):
         if request is None:
             app.notice = "no dice to enter now: choose a move"
             return
-        self.keypad = RollKeypad(request, colours=app.session.game.dice_colours)
+        self.keypad = RollKeypad(request, colours=tuple(app.session.game.dice_colours or ()))
         self.keypad.open()
 
     # -- a move by hand ---------------------------------------------------------------
@@ -330,7 +345,7 @@ class PlayScreen(Screen):
                 listing.add_widget(button)
 
         for kind in dict.fromkeys(m.kind for m in moves):
-            button = Button(text=kind.replace("_", " "), font_size="18sp")
+            button = Button(text=KIND_WORDS.get(kind, kind.replace("_", " ")).capitalize(), font_size="18sp")
             button.bind(on_release=lambda _b, k=kind: show_kind(k))
             kinds.add_widget(button)
         content.add_widget(kinds)

@@ -36,7 +36,7 @@ class SettingsScreen(Screen):
         self._pin_inputs = {}
         for name, number in prefs.pins().items():
             row = BoxLayout(size_hint_y=None, height=ROW_HEIGHT, spacing=dp(4))
-            row.add_widget(Label(text=name.replace("_", " "), font_size="16sp"))
+            row.add_widget(Label(text=name.replace("_", " ").replace(" led", " light").capitalize(), font_size="18sp"))
             field = TextInput(text="" if number is None else str(number), multiline=False, input_filter="int",
                               hint_text="none", font_size="20sp", size_hint_x=None, width=dp(80),
                               padding=(dp(8), dp(14)))

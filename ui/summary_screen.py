@@ -70,8 +70,11 @@ class SummaryScreen(Screen):
         winners, scores, breakdown = state.winners(), state.scores(), state.score_breakdown()
         counts_points = any(scores.values())
         verb = "wins" if len(winners) == 1 else "share the win"
-        self.winner_text = f"{' and '.join(winners)} {verb}" + \
-            (f" with {scores[winners[0]]} points" if counts_points and winners else "")
+        if len(state.players) == 1:
+            self.winner_text = f"{state.players[0]}: {scores[state.players[0]]} points"
+        else:
+            self.winner_text = f"{' and '.join(winners)} {verb}" + \
+                (f" with {scores[winners[0]]} points" if counts_points and winners else "")
         self.length_text = length_text(app.session.history())
         box = self.ids.places
         box.clear_widgets()
@@ -79,7 +82,7 @@ class SummaryScreen(Screen):
             box.add_widget(self._place_row(place, player, state.players.index(player), scores[player],
                                            breakdown.get(player, {}), counts_points))
         self.ids.chart.breakdown = breakdown if counts_points else {}
-        self.ids.chart.height = dp(44) * len(breakdown) + dp(40) if counts_points else 0
+        self.ids.chart.height = dp(44) * len(breakdown) + dp(80) if counts_points else 0
 
     @staticmethod
     def _place_row(place: int, player: str, seat: int, score: int, parts: dict, counts_points: bool) -> BoxLayout:

@@ -30,7 +30,7 @@ def colour_rgba(name: str | None) -> tuple[float, float, float, float]:
 @functools.cache
 def label_texture(text: str):
     """The rendered text of a die label; cached, since text rendering is slow with software GL."""
-    label = CoreLabel(text=text, font_size=sp(17), bold=True)
+    label = CoreLabel(text=text, font_size=sp(18), bold=True)
     label.refresh()
     return label.texture
 
@@ -155,12 +155,15 @@ class ScoreChart(Widget):
         if not breakdown:
             return
         name_width, legend_height = dp(180), dp(34)
+        legend = self._legend(name_width, legend_height)
+        legend_rows = 1 + max((y for _x, y, _label in legend), default=0)
+        bottom = self.y + legend_rows * legend_height
         positive = [sum(v for v in parts.values() if v > 0) for parts in breakdown.values()]
         negative = [sum(-v for v in parts.values() if v < 0) for parts in breakdown.values()]
         span = max(1, max(positive) + max(negative))
         unit = (self.width - name_width - dp(60)) / span
         zero = self.x + name_width + max(negative) * unit
-        row = (self.height - legend_height) / len(breakdown)
+        row = (self.top - bottom) / len(breakdown)
         for i, (player, parts) in enumerate(breakdown.items()):
             y = self.top - (i + 1) * row
             self.add_widget(Label(text=player, pos=(self.x, y), size=(name_width, row), font_size=sp(18),
@@ -181,18 +184,27 @@ class ScoreChart(Widget):
                                   font_size=sp(20), bold=True))
         with self.canvas:
             Color(1, 1, 1, 0.8)
-            Line(points=[zero, self.y + legend_height, zero, self.top], width=dp(1.5))   # the zero line
-        x = self.x + name_width
-        for index, source in enumerate(self.sources):
+            Line(points=[zero, bottom, zero, self.top], width=dp(1.5))   # the zero line
+        for index, (x, legend_row, label) in enumerate(legend):
+            y = self.y + (legend_rows - 1 - legend_row) * legend_height
             with self.canvas:
                 Color(*CHART_RGBA[index % len(CHART_RGBA)])
-                Rectangle(pos=(x, self.y + dp(9)), size=(dp(16), dp(16)))
-            label = Label(text=source, font_size=sp(15), size_hint=(None, None))
-            label.texture_update()
-            label.size = (label.texture_size[0], legend_height)
-            label.pos = (x + dp(20), self.y)
+                Rectangle(pos=(x, y + dp(9)), size=(dp(16), dp(16)))
+            label.pos = (x + dp(20), y)
             self.add_widget(label)
+
+    def _legend(self, indent: float, height: float) -> list[tuple[float, int, Label]]:
+        """(x, row, label) per source: the legend runs on to a new row where the width ends."""
+        placed, x, row = [], self.x + indent, 0
+        for source in self.sources:
+            label = Label(text=source.replace("_", " "), font_size=sp(18), size_hint=(None, None))
+            label.texture_update()
+            label.size = (label.texture_size[0], height)
+            if x + dp(20) + label.width > self.right and x > self.x + indent:
+                x, row = self.x + indent, row + 1
+            placed.append((x, row, label))
             x += label.width + dp(32)
+        return placed
 
 
 class ScoreLines(Widget):

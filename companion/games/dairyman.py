@@ -49,9 +49,12 @@ class Tile:
     face: int | None = None      # cheese: the yellow die value that flips it
 
     def label(self, flipped: bool = False) -> str:
-        if not flipped:
-            return f"milk {self.value} (#{self.id})"
-        return f"{'ice cream' if self.kind == 'ice_cream' else 'cheese'} {self.flipped_value} (#{self.id})"
+        """The tile as a player names it: its value and, face down, what it flips to and how
+        ("milk 20 (cheese on a yellow 4)"), so two tiles of one value are told apart without numbers."""
+        kind = "ice cream" if self.kind == "ice_cream" else "cheese"
+        if flipped:
+            return f"{kind} {self.flipped_value}"
+        return f"milk {self.value} ({'ice cream' if self.kind == 'ice_cream' else f'cheese on a yellow {self.face}'})"
 
 
 ABILITY_TEXT = dice_math.ABILITY_TEXT
@@ -80,6 +83,25 @@ def build_tiles(cheese_faces: str) -> tuple[Tile, ...]:
 
 
 die_text = dice_math.die_text
+
+
+def dice_words(die: Die) -> dict:
+    """A die for the table: its colour, its value and how a player names it (white dice by value)."""
+    return {"colour": die.colour, "value": die.value,
+            "text": str(die.value) if die.colour == WHITE else f"{die.colour} {die.value}"}
+
+
+def set_words(dice: Sequence[Die]) -> str:
+    """A set of ten as a player writes it: "6+4", "5+yellow 5"."""
+    return "+".join(dice_words(d)["text"] for d in sorted(dice, key=lambda d: -d.value))
+
+
+def and_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def percent(p: float) -> str:
+    return f"{round(100 * p)} %"
 
 
 def _parse_die(spec: Any) -> Die:
@@ -393,7 +415,7 @@ class DairymanState(GameState):
         if not isinstance(ids, (list, tuple)) or not ids or not all(isinstance(i, int) for i in ids):
             raise RuleError("claim", "name the display tiles to claim by number, e.g. tiles=[3]")
         if len(set(ids)) != len(ids) or not set(ids) <= set(self.display):
-            shown = ", ".join(f"#{i}" for i in self.display)
+            shown = ", ".join(self.tiles[i].label() for i in self.display)
             raise RuleError("claim", f"claim distinct tiles from the display ({shown})")
         # Any non-empty set of display tiles the barns can pay for is a legal claim;
         # claiming less than the barns could buy is allowed, the rest is lost.
@@ -448,7 +470,7 @@ class DairymanState(GameState):
 
     def _own_tile(self, tile_id: Any) -> Tile:
         if not isinstance(tile_id, int) or tile_id not in self.owned[self.current]:
-            raise RuleError("own tile", f"{self.players[self.current]} has no tile #{tile_id}")
+            raise RuleError("own tile", f"that tile is not {self.players[self.current]}'s")
         return self.tiles[tile_id]
 
     # -- ends of turns ----------------------------------------------------------------
@@ -591,12 +613,130 @@ class DairymanState(GameState):
         if kind == "flip":
             tile = self.tiles[move["tile"]]
             how = f"the yellow {tile.face}" if tile.kind == "cheese" else "a freeze token"
-            return f"flip {tile.label()} to {tile.label(True).split(' (')[0]} with {how}"
+            return f"flip milk {tile.value} to {tile.label(True)} with {how}"
         if kind == "ability":
             tile = self.tiles[move["tile"]]
             die = move.get("die")
             return f"use {tile.label(True)}: {ABILITY_TEXT[tile.ability]}" + (f" ({die})" if die else "")
         return kind
+
+    # -- the table in player words (board panels) ---------------------------------------
+    def tile_view(self, tile_id: int) -> dict:
+        """One tile as a player reads it: its name and value now, and what flipping it needs.
+
+        ``tile`` is the number moves name it by (never shown)."""
+        tile = self.tiles[tile_id]
+        kind = "ice cream" if tile.kind == "ice_cream" else "cheese"
+        flipped = tile_id in self.flipped
+        needs = "a freeze token" if tile.kind == "ice_cream" else f"a yellow {tile.face}"
+        return {"tile": tile_id, "name": f"{kind} {tile.flipped_value}" if flipped else f"milk {tile.value}",
+                "value": tile.flipped_value if flipped else tile.value, "flipped": flipped,
+                "flips_to": f"{kind} {tile.flipped_value}", "flip_needs": None if flipped else needs,
+                "ability": ABILITY_TEXT[tile.ability] if tile.kind == "ice_cream" else None}
+
+    def step_words(self) -> str:
+        """What happens now, as a sentence for the table."""
+        if self.phase == OVER:
+            return "The game is over"
+        me = self.players[self.current]
+        if self.phase == ROLL:
+            kept = len(self.pending[0])
+            return (f"{me} rolls {len(self.pending[1])} dice" + (f", {kept} kept" if kept else "")
+                    + f" (roll {self.roll_no})")
+        if self.phase == LOCK:
+            return f"{me} locks sets of ten in barn {self.barn_label}"
+        return f"{me} re-rolls or stops and claims up to {self.barn_total}"
+
+    def board_view(self) -> dict:
+        """The whole table for a board display, in player words: the display tiles (value,
+        what a flip needs), the barns with their locked sets, the dice rolled and set aside,
+        the supplies and every player's tokens and tiles.  Dice are ``{"colour", "value",
+        "text"}`` with ``text`` the value, coloured dice named ("yellow 4")."""
+        request = self.dice_to_roll()
+        barns = [{"name": f"barn {label}", "sets": [[dice_words(d) for d in sorted(s, key=lambda d: -d.value)]
+                                                    for s in barn],
+                  "total": dice_math.SET_TOTAL * len(barn)}
+                 for label, barn in zip(("1", "2", "3+"), self.barns)]
+        scores = self.scores()
+        players = [{"player": p, "score": scores[p], "freeze": self.freeze[i], "backorders": self.backorders[i],
+                    "tiles": [self.tile_view(t) for t in self.owned[i]],
+                    "current": self.phase != OVER and i == self.current} for i, p in enumerate(self.players)]
+        return {
+            "step": self.step_words(), "player": self.current_player, "phase": self.phase,
+            "roll_number": self.roll_no, "barn": f"barn {self.barn_label}",
+            "to_roll": request.count if request else 0,
+            "kept": [dice_words(d) for d in self.pending[0]] if self.pending else [],
+            "display": [self.tile_view(t) for t in self.display], "stack": len(self.stack),
+            "barns": barns, "barn_total": self.barn_total,
+            "roll": [dice_words(d) for d in self.roll], "set_aside": [dice_words(d) for d in self.set_aside],
+            "supply": {"freeze": self.freeze_supply, "backorders": self.backorder_supply},
+            "players": players,
+        }
+
+    def move_words(self, move: Move) -> str:
+        """``move`` as a player says it ("Lock 6+4 and 5+5 in barn 1"), no tile numbers or die codes."""
+        kind = move.kind
+        if kind == "lock":
+            sets = [set_words([_parse_die(d) for d in s]) for s in move.get("sets") or ()]
+            return f"Lock {and_list(sets)} in barn {self.barn_label}"
+        if kind == "fail":
+            return "Take a backorder token and end the turn"
+        if kind == "reroll":
+            frozen = [_parse_die(d) for d in move.get("freeze") or ()]
+            rolled = len(self.roll) - len(frozen)
+            text = f"Re-roll {rolled} {'die' if rolled == 1 else 'dice'}"
+            return text + (f", freezing {and_list([dice_words(d)['text'] for d in frozen])}" if frozen else "")
+        if kind == "claim":
+            names = [self.tile_view(t)["name"] for t in move.get("tiles") or () if 0 <= t < len(self.tiles)]
+            return f"Stop and claim {and_list(names)}"
+        if kind == "flip":
+            view = self.tile_view(move["tile"])
+            return f"Flip your {view['name']} to {view['flips_to']} with {view['flip_needs']}"
+        if kind == "ability":
+            view = self.tile_view(move["tile"])
+            die = move.get("die")
+            what = f"re-roll the {dice_words(_parse_die(die))['text']}" if die else view["ability"]
+            return f"Use your {view['name']} to {what}"
+        return kind.capitalize()
+
+    def suggestion_words(self, suggestion: Suggestion) -> dict:
+        """A suggestion as a headline (the move and its main figure) and a short reason, in
+        player words (the advice's own reason where it is short already)."""
+        figures, kind = suggestion.advice, suggestion.move.kind
+        figure, reason = "", suggestion.reason
+        if kind == "lock":
+            left, claimable = figures["dice_left"], figures["claimable_now"]
+            if figures["then"] == "re-roll":
+                figure = f"{percent(figures['p_more_set'])} chance of another set"
+                reason = f"then re-roll {left} {'die' if left == 1 else 'dice'}: {figures['expected_points']:.1f} " \
+                         "points expected"
+            else:
+                figure = f"worth {claimable} points" if claimable else "nothing to claim"
+                reason = ("then stop" if claimable else "then stop: the turn fails") + (
+                    f"; re-rolling the {left} left makes a set {percent(figures['p_more_set'])}" if left else "")
+        elif kind == "reroll":
+            figure = f"{percent(figures['p_more_set_with_freeze'])} chance of a set"
+            if figures["expected_points"] is not None:
+                stop = self.barn_total if self.claimable_subsets() else 0
+                reason = f"{figures['expected_points']:.1f} points expected" + (
+                    f", against {stop} for stopping now" if stop else ", against failing if stopping now")
+            else:
+                reason = "a weaker freeze choice"
+        elif kind == "claim":
+            figure = f"{figures['claimed']} points"
+        elif kind == "fail":
+            figure = f"{-int(self.fail_points)} points lost"
+            left = figures["backorder_tokens_left"]
+            reason = ("no set to lock" if self.phase == LOCK else "the barns pay for no tile") + (
+                ": spoilage follows" if left == 0 else f"; {left} backorder token{'s' if left != 1 else ''} left")
+        elif kind == "flip" and figures.get("bonus"):
+            figure = f"{figures['bonus']} more points"
+            cost = max(0.0, figures["bonus"] - figures["flip_gain"])
+            reason = f"safe from spoilage; the yellow die was worth {cost:.1f} points this turn"
+        elif kind == "ability":
+            figure = f"{percent(figures['p_set_after'])} chance of a set"
+        headline = self.move_words(suggestion.move) + (f": {figure}" if figure else "")
+        return {"headline": headline, "reason": reason[:1].upper() + reason[1:]}
 
     # -- JSON -------------------------------------------------------------------------
     def to_json(self) -> dict:

@@ -482,8 +482,18 @@ class _Adviser:
         return self._current_best
 
 
+def die_words(die: Die | str) -> str:
+    """A die as a player says it: a white die by its value, another by colour and value ("yellow 4")."""
+    if isinstance(die, str):
+        colour, _, value = die.rpartition(":")
+        die = Die(int(value), colour or None)
+    return str(die.value) if die.colour in (None, "white") else f"{die.colour} {die.value}"
+
+
 def lock_text(sets: Sequence[Sequence[Die]], barn: str) -> str:
-    return f"lock {', '.join('+'.join(die_text(d) for d in s) for s in sets)} on barn {barn}"
+    sets_shown = ['+'.join(die_words(d) for d in s) for s in sets]
+    joined = ", ".join(sets_shown[:-1]) + " and " + sets_shown[-1] if len(sets_shown) > 1 else "".join(sets_shown)
+    return f"lock {joined} in barn {barn}"
 
 
 def lock_table(roll: Sequence[Die]) -> tuple[tuple, ...]:
@@ -702,7 +712,9 @@ EXACT_FREEZE_CHOICES = 2  # freeze choices whose full expected value is computed
 
 def reroll_text(unlocked: int, frozen: Sequence) -> str:
     """One line for a re-roll of ``unlocked`` dice freezing the dice named in ``frozen``."""
-    return f"re-roll {unlocked - len(frozen)} dice" + (f", freezing {' '.join(map(str, frozen))}" if frozen else "")
+    rolled = unlocked - len(frozen)
+    return f"re-roll {rolled} {'die' if rolled == 1 else 'dice'}" + \
+        (f", freezing {', '.join(die_words(d) for d in frozen)}" if frozen else "")
 
 
 def _sub_multisets(counts: list[int], most: int):

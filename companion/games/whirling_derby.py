@@ -270,6 +270,19 @@ def best_activation(side: Side, values: tuple[int, ...], extra: tuple[int, ...],
     return 0 if adds is None else len(values) + len(adds)
 
 
+PATTERN_WORDS = {"consecutive": "a run without gaps", "equal": "all the same value", "pairs": "in pairs",
+                 "distinct": "all different", "not_all_equal": "not all the same", "any": "any values"}
+"""Each card pattern as the table says it."""
+ACTION_WORDS = {"distribute": "hands its dice out, one player after another", "give": "gives its dice to one player",
+                "reassign": "turns a card and places dice again", "none": "never activated"}
+"""Each card action as the table says it."""
+
+
+def die_words(die: Die) -> dict:
+    """A die for the table: its colour and value, ``text`` as a player names it, ``die`` as moves do."""
+    return {"colour": die.colour, "value": die.value, "text": f"{die.colour} {die.value}", "die": str(die)}
+
+
 # -- the state ----------------------------------------------------------------------------
 
 Card = tuple[int, tuple[Die, ...]]          # (index of the side showing, dice on it, sorted)
@@ -510,6 +523,8 @@ class DerbyState(GameState):
 
     def _move_place(self, move: Move) -> DerbyState:
         self._expect(move, *PLACING)
+        if move.get("placements") is not None and move.get("die") is None:
+            return self._place_several(move.get("placements"))
         die, card = _read_die(move.get("die")), self.rules.card_index(move.get("card"))
         if die not in self.pending:
             held = ", ".join(map(_die_text, self.pending))
@@ -521,6 +536,20 @@ class DerbyState(GameState):
         state = replace(self, boards=self._with_card(self.actor, card, side, dice + (die,)),
                         pending=_without(self.pending, die))
         return state if state.pending else state._placed_all()
+
+    def _place_several(self, placements: Any) -> DerbyState:
+        """Several dice of the hand placed in one step (``placements``: pairs of die and card),
+        the same as placing them one after another; all or nothing."""
+        if not isinstance(placements, (list, tuple)) or not placements \
+                or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in placements):
+            raise RuleError("dice in hand", "name the dice to place as pairs of die and card")
+        state = self
+        for die, card in placements:
+            if state.stage != self.stage or state.actor != self.actor:
+                raise RuleError("dice in hand", f"{self.players[self.actor]} has only "
+                                f"{_dice(len(self.pending))} to place")
+            state = state._move_place(Move.make("place", die=die, card=card))
+        return state
 
     def _placed_all(self) -> DerbyState:
         if self.stage == "setup_place":
@@ -642,6 +671,104 @@ class DerbyState(GameState):
                 return False
         return True
 
+    # -- the table in player words (board panels) -------------------------------------------
+    def step_words(self) -> str:
+        """What happens now, as a sentence for the table."""
+        name, stage = self.players[self.actor], self.stage
+        if stage == "over":
+            return f"{self.players[self.winner]} wins"
+        if stage in ("setup_roll", "roll"):
+            return f"{name} rolls {_dice(len(self.reroll))}"
+        if stage == "activate" and not self.activatable():
+            return f"{name} has no complete card: the turn ends"
+        if stage == "distribute":
+            target = self.target()
+            whom = "the Compost" if target is None else self.players[target]
+            return f"{name} hands out the dice one by one: the next goes to {whom}"
+        return {
+            "setup_place": f"{name} places their set-up dice on their cards",
+            "choose_reroll": f"{name} re-rolls the dice on one card or all dice of one colour",
+            "assign": f"{name} places the rolled dice",
+            "receive": f"{name} places the dice they were given",
+            "reassign": f"{name} places the lifted dice again",
+            "activate": f"{name} activates a complete card",
+            "give": f"{name} gives the dice to one player",
+            "set_side": f"{name} may turn one card to its other side",
+            "lift": f"{name} may lift dice off their cards to place them again",
+        }[stage]
+
+    def card_view(self, seat: int, card: int) -> dict:
+        """One card of a player as the table shows it: the side up, what it takes, what it
+        does, the dice on it and whether it could be activated.  ``card`` and
+        ``other_side_key`` are the names moves use (never shown)."""
+        spec, (side_index, dice) = self.rules.cards[card], self.boards[seat][card]
+        side = spec.sides[side_index]
+        count = (f"{side.required} or more dice" if not side.slots else f"{side.slots} dice"
+                 if side.required == side.slots else f"{max(side.required, 1)} to {side.slots} dice")
+        other = spec.sides[(side_index + 1) % len(spec.sides)] if spec.flips else None
+        return {"card": spec.key, "title": side.title, "takes": f"{count}, {PATTERN_WORDS[side.pattern]}",
+                "does": ACTION_WORDS[side.action], "dice": [die_words(d) for d in dice],
+                "complete": side.action != "none" and self.can_activate(seat, card) is None,
+                "other_side": other.title if other else None, "other_side_key": other.key if other else None}
+
+    def board_view(self) -> dict:
+        """The whole table for a board display, in player words: every player's cards with
+        the dice on them, the dice in hand (to place), to hand out or to roll, and the
+        Compost.  Dice are ``{"colour", "value", "text", "die"}``; ``die`` is how moves name
+        it (never shown)."""
+        scores = self.scores()
+        players = [{"player": p, "colour": self.colour_of(i), "dice_on_cards": self.dice_on_cards(i),
+                    "score": scores[p], "turn": i == self.turn_seat and self.stage != "over",
+                    "acting": i == self.actor and self.stage != "over", "winner": i == self.winner,
+                    "cards": [self.card_view(i, c) for c in range(len(self.rules.cards))]}
+                   for i, p in enumerate(self.players)]
+        target = self.target() if self.stage == "distribute" else None
+        return {
+            "step": self.step_words(), "stage": self.stage, "turn": self.turn,
+            "player": self.current_player, "turn_player": self.players[self.turn_seat],
+            "players": players, "hand": [die_words(d) for d in self.pending],
+            "to_hand_out": [die_words(d) for d in self.outgoing],
+            "next_receiver": None if self.stage != "distribute" else
+            "the Compost" if target is None else self.players[target],
+            "to_roll": list(self.reroll), "compost": [die_words(d) for d in self.compost],
+        }
+
+    def suggestion_words(self, suggestion: Suggestion) -> dict:
+        """A suggestion as a headline (the move) and a short reason, in player words: short
+        enough for three lines of a button, naming a player once."""
+        move, figures = suggestion.move, suggestion.advice
+        headline, reason = self.describe(move), suggestion.reason
+        if move.kind == "reroll":
+            reason = (f"about {figures['expected_give_now']:.1f} dice to give away now and "
+                      f"{figures['expected_give_next']:.1f} ready for the next turn")
+        elif move.kind == "activate":
+            card = self.rules.card_index(move["card"])
+            given = figures["give_now"]
+            headline = f"activate your {self.side(self.turn_seat, card).title}"
+            reason = (f"gives away {_dice(given)} now: {ACTION_WORDS[self.side(self.turn_seat, card).action]}"
+                      if given else "nothing given away now; sets up your cards")
+        elif move.kind == "hand" and figures.get("to") not in (None, "Compost"):
+            reason = reason.replace(f"help {figures['to']}", "help them").replace(
+                "your own colour can never come back to you", "your own colour never comes back")
+        elif move.kind == "give":
+            dice = [_die_text(d) for d in self.outgoing]
+            shown = f"{', '.join(dice[:-1])} and {dice[-1]}" if len(dice) > 1 else dice[0]
+            headline = f"give {shown} to {move['to']}"
+            reason = f"they keep {figures['received']} and have {_dice(figures['their_dice'])} on their cards"
+        return {"headline": headline[:1].upper() + headline[1:], "reason": reason[:1].upper() + reason[1:]}
+
+    def placement_plan(self) -> Move | None:
+        """The advice's place for every die in hand, as one move (None when no die is to be
+        placed): the best-ranked placement of one die, then of the next, and so on."""
+        if self.stage not in PLACING or not self.pending:
+            return None
+        state, placements = self, []
+        while state.stage == self.stage and state.actor == self.actor and state.pending:
+            best = next(s.move for s in advise(state) if s.move.kind == "place")
+            placements.append([best["die"], best["card"]])
+            state = state._move_place(best)
+        return Move.make("place", placements=placements)
+
     # -- scores, alerts, text ---------------------------------------------------------------
     def score_breakdown(self) -> dict[str, dict[str, int]]:
         """Fewer dice is better: each player scores minus the dice on their cards."""
@@ -693,6 +820,8 @@ class DerbyState(GameState):
             colour = move.get("colour")
             count = sum(d.colour == colour for _, dice in self.boards[seat] for d in dice)
             return f"re-roll your {count} {colour} dice"
+        if kind == "place" and move.get("placements") is not None and die is None:
+            return self._placements_text(move.get("placements"))
         if kind == "place":
             text = f"put {_die_text(die)} on {title}"
             if any(d == die for d, _ in self.unconfirmed):
@@ -720,6 +849,18 @@ class DerbyState(GameState):
             return f"lift {_die_text(die)} off your {title} to reassign it"
         return {"end_turn": "end the turn (no card is complete)", "keep_sides": "keep every card's side",
                 "done_lifting": "lift no more dice"}.get(kind, kind)
+
+    def _placements_text(self, placements: Any) -> str:
+        """Several placements in one line: "put red 3 and red 4 on A Run, blue 6 on Stove"."""
+        by_card: dict[str, list[str]] = {}
+        try:
+            for die, card in placements:
+                title = self.side(self.actor, self.rules.card_index(card)).title
+                by_card.setdefault(title, []).append(_die_text(_read_die(die)))
+        except (RuleError, UserError, TypeError, ValueError):
+            return "place (not a legal move here)"
+        parts = [f"{', '.join(dice[:-1])} and {dice[-1]}" if len(dice) > 1 else dice[0] for dice in by_card.values()]
+        return "put " + ", ".join(f"{dice} on {title}" for dice, title in zip(parts, by_card))
 
     def to_json(self) -> dict:
         return {

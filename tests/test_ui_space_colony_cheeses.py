@@ -394,6 +394,7 @@ def test_a_whole_space_colony_cheeses_game_by_touch(ui):
         assert winner in summary.ids.winner.text
     for player, money in state.scores().items():
         assert player in shown and str(money) in shown
+    ui.pump(10)                      # the summary's chart lays itself out over a few frames
     shot("game-over")
     for kind in ("build", "end_build", "turn_off", "allocate", "gift_boxes", "sell", "sue", "relocate"):
         assert counts[kind], (kind, dict(counts))

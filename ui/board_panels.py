@@ -18,7 +18,7 @@ from kivy.uix.boxlayout import BoxLayout
 from companion.engine import Move
 
 PANEL_MODULES = {"dyce": "dyce_panel", "dicey-farm": "dicey_farm_panel", "dairyman": "dairyman_panel",
-                 "whirling-derby": "whirling_derby_panel"}
+                 "whirling-derby": "whirling_derby_panel", "space-colony-cheeses": "space_colony_cheeses_panel"}
 """Game name -> the ``ui`` module (and ``.kv`` file) holding its panel."""
 
 PLAYER_RGBA = ((0.35, 0.85, 0.85, 1), (1.0, 0.6, 0.8, 1), (0.93, 0.9, 0.78, 1), (0.7, 0.55, 0.35, 1))

@@ -369,6 +369,10 @@ class Game(ABC):
     """The colours of the game's dice, when the box fixes them: the reader then names only these
     (None: any colour of the palette)."""
 
+    def score_words(self, score: int) -> str:
+        """A score as players say it ("42 points"; a game counting money says "$42")."""
+        return f"{score} point{'s' * (score != 1)}"
+
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults overlaid with ``given``; UserError names an unknown or bad option."""
         known = {o.name: o for o in self.options}

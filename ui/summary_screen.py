@@ -70,11 +70,12 @@ class SummaryScreen(Screen):
         winners, scores, breakdown = state.winners(), state.scores(), state.score_breakdown()
         counts_points = any(scores.values())
         verb = "wins" if len(winners) == 1 else "share the win"
+        words = state.game.score_words
         if len(state.players) == 1:
-            self.winner_text = f"{state.players[0]}: {scores[state.players[0]]} points"
+            self.winner_text = f"{state.players[0]}: {words(scores[state.players[0]])}"
         else:
             self.winner_text = f"{' and '.join(winners)} {verb}" + \
-                (f" with {scores[winners[0]]} points" if winners and scores[winners[0]] > 0 else "")
+                (f" with {words(scores[winners[0]])}" if winners and scores[winners[0]] > 0 else "")
         self.length_text = length_text(app.session.history())
         box = self.ids.places
         box.clear_widgets()

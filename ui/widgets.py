@@ -157,6 +157,10 @@ class ScoreChart(Widget):
         name_width, legend_height = dp(180), dp(34)
         legend = self._legend(name_width, legend_height)
         legend_rows = 1 + max((y for _x, y, _label in legend), default=0)
+        needed = legend_rows * legend_height + len(breakdown) * dp(40)
+        if self.size_hint_y is None and self.height < needed:
+            self.height = needed               # a long legend: the chart grows (and is drawn again)
+            return
         bottom = self.y + legend_rows * legend_height
         positive = [sum(v for v in parts.values() if v > 0) for parts in breakdown.values()]
         negative = [sum(-v for v in parts.values() if v < 0) for parts in breakdown.values()]

@@ -1371,6 +1371,9 @@ class SpaceColonyCheeses(Game):
                "per player)", choices=PRICE_ROLLS),
     )
 
+    def score_words(self, score: int) -> str:
+        return f"${score}"
+
     def new_game(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
                  seed: int = 0) -> ColonyState:
         """A new game: everyone rolls one die for the first player."""

@@ -250,7 +250,7 @@ class CompanionApp(App):
             self.session = self.store.new_session(game_name, players, options, seed=self.seed)
         if self.attempt(start):
             self.session.game.forget_positions()   # the advice's memory of the last game: days of play stay flat
-            self.preferences.set_players(list(self.session.players))
+            self.attempt(lambda: self.preferences.set_players(list(self.session.players)))   # a read-only config: the game goes on
             self._changed()
             self.show("play")
             return True

@@ -401,9 +401,24 @@ class Game(ABC):
                  seed: int = 0) -> GameState:
         """A fresh game for ``players`` in seat order; ``seed`` fixes every shuffle."""
 
-    @abstractmethod
     def state_from_json(self, data: Mapping) -> GameState:
-        """Read a state written by :meth:`GameState.to_json` (UserError if it is not one)."""
+        """Read a state written by :meth:`GameState.to_json` (UserError if it is not one).
+
+        Checks that ``data`` is this game's and hands it to ``self._read_state``; whatever a
+        damaged or edited file makes that raise becomes one line naming the game."""
+        if not isinstance(data, Mapping) or data.get("game") != self.name:
+            raise UserError(f"not a {self.title} state (it must be an object with \"game\": \"{self.name}\")")
+        try:
+            return self._read_state(data)
+        except UserError as exc:
+            raise UserError(f"not a {self.title} state: {exc}") from exc
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuleError) as exc:
+            raise UserError(f"not a {self.title} state: {type(exc).__name__} {exc}") from exc
+
+    def _read_state(self, data: Mapping) -> GameState:
+        """The state in ``data``, already known to be this game's (games that use the default
+        :meth:`state_from_json` define it)."""
+        raise NotImplementedError
 
     @abstractmethod
     def advise(self, state: GameState) -> list[Suggestion]:

@@ -924,17 +924,6 @@ class Dyce(Game):
             (), (None,) * len(rules.barons), ((),) * len(rules.barons), start_cubes=drawn,
             sold=(frozenset(),) * count, turns=(0,) * count)
 
-    def state_from_json(self, data: Mapping) -> DyceState:
-        if not isinstance(data, Mapping) or data.get("game") != self.name:
-            raise UserError(f"not a {self.title} state (it must be an object with \"game\": \"{self.name}\")")
-        try:
-            state = self._read_state(data)
-        except UserError as exc:
-            raise UserError(f"not a {self.title} state: {exc}") from exc
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuleError) as exc:
-            raise UserError(f"not a {self.title} state: {type(exc).__name__} {exc}") from exc
-        return state
-
     def _read_state(self, data: Mapping) -> DyceState:
         players = self.check_players(list(data["players"]))
         resolved = self.resolve_options(data.get("options") or {})

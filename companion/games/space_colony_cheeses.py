@@ -1387,16 +1387,6 @@ class SpaceColonyCheeses(Game):
                            players, seed, sheets, tied=tuple(range(count)), events=(None,) * count,
                            prices=(None,) * count)
 
-    def state_from_json(self, data: Mapping) -> ColonyState:
-        if not isinstance(data, Mapping) or data.get("game") != self.name:
-            raise UserError(f"not a {self.title} state (it must be an object with \"game\": \"{self.name}\")")
-        try:
-            return self._read_state(data)
-        except UserError as exc:
-            raise UserError(f"not a {self.title} state: {exc}") from exc
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuleError) as exc:
-            raise UserError(f"not a {self.title} state: {type(exc).__name__} {exc}") from exc
-
     def _read_state(self, data: Mapping) -> ColonyState:
         players = self.check_players(list(data["players"]))
         resolved = self.resolve_options(data.get("options") or {})

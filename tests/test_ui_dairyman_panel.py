@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
+from test_ui_harness import UiDriver, assert_refused, enter_dice, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import parse_dice
 
@@ -86,25 +86,6 @@ def check_screen(panel, state) -> None:
     for text in visible_texts(panel):
         assert not any(word in text for word in MACHINE_WORDS), text
 
-
-def enter_dice(ui: UiDriver, app, dice) -> None:
-    """Dice entered by touch: "+", the colour, the value; then "Use dice"."""
-    play = app.screen("play")
-    for die in dice:
-        ui.tap(play.ids.chips.children[-1])
-        ui.tap(ui.button(die.colour, root=play.die_popup))
-        ui.tap(ui.button(str(die.value), root=play.die_popup))
-        ui.wait(lambda: play.die_popup.parent is None, what="the die popup to close")
-    ui.tap(play.ids.accept_button)
-
-
-def assert_refused(ui: UiDriver, app, tap) -> None:
-    """``tap`` is refused in one line and changes nothing."""
-    before, events = app.state.to_json(), len(app.session.history())
-    tap()
-    assert app.notice and "\n" not in app.notice and len(app.notice) < 200, app.notice
-    assert app.state.to_json() == before and len(app.session.history()) == events
-    ui.pump(2)
 
 
 def chip_for(panel, text: str, taken: set) -> object:

@@ -17,7 +17,7 @@ import re
 import time
 from collections import Counter
 
-from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
+from test_ui_harness import UiDriver, assert_refused, enter_dice, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Move
 
@@ -83,25 +83,6 @@ def fits_button(button) -> bool:
     core.refresh()
     return core.texture.size[1] <= button.height + 1
 
-
-def enter_dice(ui: UiDriver, app, dice) -> None:
-    """Dice entered by touch: "+", the colour, the value; then "Use dice"."""
-    play = app.screen("play")
-    for die in dice:
-        ui.tap(play.ids.chips.children[-1])
-        ui.tap(ui.button(die.colour, root=play.die_popup))
-        ui.tap(ui.button(str(die.value), root=play.die_popup))
-        ui.wait(lambda: play.die_popup.parent is None, what="the die popup to close")
-    ui.tap(play.ids.accept_button)
-
-
-def assert_refused(ui: UiDriver, app, tap) -> None:
-    """``tap`` is refused in one line and changes nothing."""
-    before, events = app.state.to_json(), len(app.session.history())
-    tap()
-    assert app.notice and "\n" not in app.notice and len(app.notice) < 200, app.notice
-    assert app.state.to_json() == before and len(app.session.history()) == events
-    ui.pump(2)
 
 
 def actor_row(panel):

@@ -185,6 +185,26 @@ class UiDriver:
         return target
 
 
+def enter_dice(ui: UiDriver, app, dice) -> None:
+    """Dice entered by touch: "+", the colour, the value; then "Use dice"."""
+    play = app.screen("play")
+    for die in dice:
+        ui.tap(play.ids.chips.children[-1])
+        ui.tap(ui.button(die.colour, root=play.die_popup))
+        ui.tap(ui.button(str(die.value), root=play.die_popup))
+        ui.wait(lambda: play.die_popup.parent is None, what="the die popup to close")
+    ui.tap(play.ids.accept_button)
+
+
+def assert_refused(ui: UiDriver, app, tap) -> None:
+    """``tap`` is refused in one line and changes nothing."""
+    before, events = app.state.to_json(), len(app.session.history())
+    tap()
+    assert app.notice and "\n" not in app.notice and len(app.notice) < 200, app.notice
+    assert app.state.to_json() == before and len(app.session.history()) == events
+    ui.pump(2)
+
+
 MACHINE_WORDS = ("_", "[]", "#", "None", "{")
 """What engine notation looks like: never on screen."""
 SMALLEST_TYPE_PX = 18

@@ -99,8 +99,9 @@ class SummaryScreen(Screen):
         holder.add_widget(chip)
         row.add_widget(holder)
         details = f"[b]{player}[/b]" + (f"\n[size=18sp]{parts_text(parts)}[/size]" if counts_points else "")
-        label = Label(text=details, markup=True, font_size="21sp", halign="left", valign="middle", max_lines=2)
-        label.bind(size=lambda w, s: setattr(w, "text_size", s))
+        label = Label(text=details, markup=True, font_size="21sp", halign="left", valign="middle")
+        label.bind(width=lambda w, width: setattr(w, "text_size", (width, None)),
+                   texture_size=lambda w, size: setattr(row, "height", max(dp(58), size[1] + dp(8))))
         row.add_widget(label)
         if counts_points:
             row.add_widget(Label(text=str(score), font_size="28sp", bold=True, size_hint_x=None, width=dp(80)))

@@ -155,6 +155,8 @@ class ScoreChart(Widget):
         if not breakdown:
             return
         name_width, legend_height = dp(180), dp(34)
+        if self.width < name_width + dp(160):
+            return                             # not laid out yet: drawn again once it has its width
         legend = self._legend(name_width, legend_height)
         legend_rows = 1 + max((y for _x, y, _label in legend), default=0)
         needed = legend_rows * legend_height + len(breakdown) * dp(40)

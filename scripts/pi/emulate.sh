@@ -22,12 +22,14 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 action=${1:-all}
 [ $# -gt 0 ] && shift
+case "$action" in
+    test|start|install|all) ;;
+    *) echo "usage: scripts/pi/emulate.sh [test|start|install|all] [pytest options]" >&2; exit 2 ;;
+esac
 cache=${PI_EMULATION_CACHE:-$HOME/.cache/dice-companion}
 out=$(mkdir -p "${PI_EMULATION_OUT:-$repo/pi-emulation}" && cd "${PI_EMULATION_OUT:-$repo/pi-emulation}" && pwd)
 base_tar=$cache/bookworm-arm64-base.tar
 sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-
-case "$action" in test|start|install|all) ;; *) echo "usage: scripts/pi/emulate.sh [test|start|install|all] [pytest options]" >&2; exit 2 ;; esac
 
 need_host_tools() {
     local missing=()

@@ -423,6 +423,9 @@ class Game(ABC):
     dice_colours: tuple[str, ...] | None = None
     """The colours of the game's dice, when the box fixes them: the reader then names only these
     (None: any colour of the palette)."""
+    readings: tuple[Mapping[str, str], ...] = ()
+    """Where the rule text is silent or unclear, the reading the rules follow: ``topic``,
+    ``reading`` and, when an option changes it, ``option`` (kept in the game's TOML data)."""
 
     def score_words(self, score: int) -> str:
         """A score as players say it ("42 points"; a game counting money says "$42")."""
@@ -497,10 +500,15 @@ class Game(ABC):
 
     def describe(self) -> dict:
         """The game's rules data for displays and ``companion games``."""
-        return {
+        info = {
             "name": self.name,
             "title": self.title,
             "players": [self.min_players, self.max_players],
             "options": [{"name": o.name, "default": o.default, "description": o.description,
                          **({"choices": list(o.choices)} if o.choices else {})} for o in self.options],
         }
+        if self.readings:
+            info["readings"] = [dict(r) for r in self.readings]
+            info["notes"] = [f"our reading, {r['topic']}: {r['reading']}"
+                             + (f" (option {r['option']})" if r.get("option") else "") for r in self.readings]
+        return info

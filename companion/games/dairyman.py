@@ -832,6 +832,7 @@ class Dairyman(Game):
     title = "Dairyman"
     min_players = 2
     max_players = 4
+    readings = tuple(RULES["readings"])
     options = (
         Option("freeze_tokens", RULES["tokens"]["freeze_supply"],
                "freeze tokens in the supply: 20 in the rule text, 10 in one edition", choices=(10, 20)),

@@ -927,6 +927,7 @@ class WhirlingDerby(Game):
     title = "Whirling Derby"
     min_players = 2
     max_players = 4
+    readings = tuple(_read_toml(DATA_FILE).get("readings", ()))
     options = (
         Option("colours", "red,blue,green,yellow",
                "the players' dice colours by seat, as the camera names them (comma separated, four)"),
@@ -944,6 +945,7 @@ class WhirlingDerby(Game):
         (as JSON), so a saved game depends on no file, not even this version's built-in data."""
         self.rules_for(options)   # bad card data is refused here, before anything is kept
         data = complete_card_data(options["card_data"])
+        data.pop("readings", None)   # words for `companion games`, not rules a replay needs
         return {**options, "card_data": json.dumps(data, sort_keys=True, default=str)}
 
     def rules_for(self, options: Mapping[str, Any]) -> Rules:

@@ -879,11 +879,10 @@ class DerbyState(GameState):
         own = self.colour_of(self.players.index(to)) if to in self.players else None
         kept = [_die_text(d) for d in self.outgoing if d.colour != own]
         bounced = [_die_text(d) for d in self.outgoing if d.colour == own]
-        parts = [f"give {and_list(kept)} to {to}"] if kept else []
-        if bounced:
-            verb = "bounces" if len(bounced) == 1 else "bounce"
-            parts.append(f"{and_list(bounced)} {verb} off {to} to the Compost ({to}'s own colour)")
-        return "; ".join(parts) or f"give to {to}"
+        verb = "bounces" if len(bounced) == 1 else "bounce"
+        if not kept:
+            return f"{and_list(bounced)} {verb} off {to} to the Compost (their own colour)"
+        return f"give {and_list(kept)} to {to}" + (f"; {and_list(bounced)} {verb} off to the Compost" if bounced else "")
 
     def _placements_text(self, placements: Any) -> str:
         """Several placements in one line: "put red 3 and red 4 on A Run, blue 6 on Stove"."""

@@ -266,8 +266,10 @@ class DiceRequest:
             plain = max(kinds, key=left.count)
             others = {c: left.count(c) for c in left if c != plain and not {c, plain} <= alike}
             need = " and ".join(f"the {c} die" if n == 1 else f"the {n} {c} dice" for c, n in others.items())
-            raise RuleError("dice colours", f"which {'die is' if sum(others.values()) == 1 else 'dice are'} "
-                            f"{' and '.join(others)}? Name {need} as colour:value (e.g. {next(iter(others))}:4); dice without a colour are taken as {plain}")
+            count = sum(others.values())
+            raise RuleError("dice colours", f"which {'die is' if count == 1 else 'dice are'} {' and '.join(others)}? "
+                            f"Give {need} {'its' if count == 1 else 'their'} colour (typed as colour:value, e.g. "
+                            f"{next(iter(others))}:4); dice without a colour are taken as {plain}")
         fill = iter(left)
         return tuple(d if d.colour is not None else Die(d.value, next(fill)) for d in dice)
 

@@ -1115,8 +1115,8 @@ def next_turn_words(best: str | None, plan: Plan) -> str:
     dice, and the dice waiting on other complete cards for the turns after."""
     if not plan.now:
         return "no card would be complete for your next turn"
-    later = f"; {_dice(plan.ready)} more wait on other complete cards" if plan.ready else ""
-    return f"your {best} could then give away {_dice(plan.now)} on your next turn (one card a turn){later}"
+    later = f"; {plan.ready} more on other complete cards" if plan.ready else ""
+    return f"your {best} could then give away {_dice(plan.now)} on your next turn{later}"
 
 
 def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:

@@ -26,8 +26,8 @@ from companion.session import Session, SessionStore
 DESCRIPTION = ("Play a game at the table in text mode. Commands, one per line on stdin: roll DICE (e.g. "
                "roll 6 4 5 5 or roll white:6 yellow:2; name the colour of a die whose colour matters), "
                "roll random, correct DIE VALUE (e.g. correct 5 6: the 5 of the last roll is a 6), moves, "
-               "move N, move {json}, undo, redo, state, history, help, quit. Each roll or move is saved before its 'ok' line is printed. "
-               "The last unfinished game is resumed unless --new is given.")
+               "move N, move {json}, undo, redo, state, history, help, quit. Each roll or move is saved "
+               "before its 'ok' line is printed. The last unfinished game is resumed unless --new is given.")
 HELP = ("commands: roll DICE | roll random | correct DIE VALUE | moves | move N | move {json} | undo | redo | "
         "state | history | help | quit")
 

@@ -11,7 +11,8 @@ At any decision node of the turn the player may ``flip`` an own tile (cheese wit
 unlocked yellow die, ice cream with a freeze token); right after a roll, before
 locking, a flipped ice cream tile's re-roll ability may be used once (``ability``).
 Dice in moves are written ``colour:value`` (``"white:5"``); a bare value matches a
-white die first, then red, then yellow.
+white die first, then red, then yellow.  A roll a person gives (:meth:`DairymanState.colour_roll`)
+names the yellow die; its other dice may be bare values, white or red alike.
 """
 from __future__ import annotations
 
@@ -98,9 +99,6 @@ def set_words(dice: Sequence[Die]) -> str:
 
 def and_list(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
-
-
-percent = percent_words
 
 
 def _parse_die(spec: Any) -> Die:
@@ -742,15 +740,15 @@ class DairymanState(GameState):
         if kind == "lock":
             left, claimable = figures["dice_left"], figures["claimable_now"]
             if figures["then"] == "re-roll":
-                figure = f"{percent(figures['p_more_set'])} chance of another set"
+                figure = f"{percent_words(figures['p_more_set'])} chance of another set"
                 reason = f"then re-roll {left} {'die' if left == 1 else 'dice'}: {figures['expected_points']:.1f} " \
                          "points expected"
             else:
                 figure = f"worth {claimable} points" if claimable else "nothing to claim"
                 reason = ("then stop" if claimable else "then stop: the turn fails") + (
-                    f"; re-rolling the {left} left makes a set {percent(figures['p_more_set'])}" if left else "")
+                    f"; re-rolling the {left} left makes a set {percent_words(figures['p_more_set'])}" if left else "")
         elif kind == "reroll":
-            figure = f"{percent(figures['p_more_set_with_freeze'])} chance of a set"
+            figure = f"{percent_words(figures['p_more_set_with_freeze'])} chance of a set"
             if figures["expected_points"] is not None:
                 stop = self.barn_total if self.claimable_subsets() else 0
                 reason = f"{figures['expected_points']:.1f} points expected" + (
@@ -769,7 +767,7 @@ class DairymanState(GameState):
             cost = max(0.0, figures["bonus"] - figures["flip_gain"])
             reason = f"safe from spoilage; the yellow die was worth {cost:.1f} points this turn"
         elif kind == "ability":
-            figure = f"{percent(figures['p_set_after'])} chance of a set"
+            figure = f"{percent_words(figures['p_set_after'])} chance of a set"
         headline = self.move_words(suggestion.move) + (f": {figure}" if figure else "")
         return {"headline": headline, "reason": reason[:1].upper() + reason[1:]}
 

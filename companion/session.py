@@ -3,8 +3,8 @@
 A session is a list of events: ``created`` (game, players, resolved options, seed),
 then ``roll``, ``move``, ``undo``, ``redo`` and ``finished``.  A roll corrected afterwards
 (:meth:`Session.correct_die`) is a ``roll`` event naming the roll it corrects (``corrects``),
-played on the state before that roll; undoing it brings back the roll as first given.  Nothing is ever
-updated or deleted (triggers refuse it).  The current state is rebuilt by replaying
+played on the state before that roll; undoing it brings back the roll as first given.
+Nothing is ever updated or deleted (triggers refuse it).  The current state is rebuilt by replaying
 the log through the rules engine from ``game.new_game``; an action is checked by the
 engine first and written only if legal, so a rejected roll or move leaves no trace.
 

@@ -196,8 +196,13 @@ def activation_problem(side: Side, values: Sequence[int]) -> str | None:
     if count < side.required:
         return f"{side.title} needs at least {side.required} dice, it has {count}"
     pattern = side.pattern
-    if pattern == "consecutive" and (len(set(values)) != count or max(values) - min(values) != count - 1):
-        return f"{side.title} {'-'.join(map(str, sorted(values)))} is not a run without gaps"
+    if pattern == "consecutive" and len(set(values)) != count:
+        twice = sorted(v for v, n in Counter(values).items() if n > 1)
+        return f"{side.title} holds {and_list([f'two {v}s' for v in twice])}: the values of a run all differ"
+    if pattern == "consecutive" and max(values) - min(values) != count - 1:
+        gaps = [str(v) for v in range(min(values), max(values) + 1) if v not in values]
+        return (f"{side.title} holds {and_list([str(v) for v in sorted(values)])}: fill the "
+                f"{'gap' if len(gaps) == 1 else 'gaps'} ({and_list(gaps)}) before it can be activated")
     if pattern == "equal" and len(set(values)) > 1:
         return f"{side.title} dice are not all equal"
     if pattern == "pairs" and any(n % 2 for n in Counter(values).values()):
@@ -261,6 +266,11 @@ def best_additions(side: Side, values: tuple[int, ...], extra: tuple[int, ...],
     if len(adds) > room or Counter(adds) - Counter(extra) or activation_problem(side, tuple(sorted(values + adds))):
         return None
     return adds
+
+
+def and_list(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}" if items else ""
 
 
 def best_activation(side: Side, values: tuple[int, ...], extra: tuple[int, ...], four_equal: bool) -> int:
@@ -404,6 +414,16 @@ class DerbyState(GameState):
             i = next(i for i, (d, seen) in enumerate(records) if d.value == value and seen is None)
             records[i] = (records[i][0], colour)
         return replace(state, unconfirmed=tuple(records))
+
+    def colour_roll(self, dice: Sequence[Die]) -> tuple[Die, ...]:
+        """:meth:`GameState.colour_roll`: dice without a colour take the colour being rolled when
+        only one is; a roll of several colours must name them (whose die it is matters).  A colour
+        nobody plays is left to :meth:`apply_roll`, which takes it as unread and flags it."""
+        request, dice = self.dice_to_roll(), tuple(dice)
+        in_play = self.rules.colours_in_play(len(self.players))
+        if request is None or any(d.colour is not None and d.colour.lower() not in in_play for d in dice):
+            return dice
+        return request.colour_bare_dice(dice)
 
     def _apply_roll(self, dice: tuple[Die, ...]) -> DerbyState:
         missing = Counter(self.reroll) - Counter(d.colour for d in dice if d.colour)
@@ -751,9 +771,7 @@ class DerbyState(GameState):
             reason = reason.replace(f"help {figures['to']}", "help them").replace(
                 "your own colour can never come back to you", "your own colour never comes back")
         elif move.kind == "give":
-            dice = [_die_text(d) for d in self.outgoing]
-            shown = f"{', '.join(dice[:-1])} and {dice[-1]}" if len(dice) > 1 else dice[0]
-            headline = f"give {shown} to {move['to']}"
+            headline = self._give_text(move["to"])
             reason = f"they keep {figures['received']} and have {_dice(figures['their_dice'])} on their cards"
         return {"headline": headline[:1].upper() + headline[1:], "reason": reason[:1].upper() + reason[1:]}
 
@@ -793,10 +811,15 @@ class DerbyState(GameState):
             else:
                 alerts.append(Alert("game_over", f"{name} has no dice left on their cards and wins", "info", (name,)))
             return alerts
-        for die, read in self.unconfirmed:
-            seen = f"read as {read}, a colour nobody plays" if read else "colour not read"
-            alerts.append(Alert("confirm_colour", f"a rolled {die.value} ({seen}) was taken as {die.colour}: "
-                                f"check its colour", "warning", (self.players[self.actor],)))
+        if self.unconfirmed:
+            groups: dict[tuple, list[str]] = {}
+            for die, read in self.unconfirmed:
+                groups.setdefault((die.colour, read), []).append(str(die.value))
+            parts = [f"{and_list(values)} taken as {colour} "
+                     + (f"(read as {read}, a colour nobody plays)" if read else "(colour not read)")
+                     for (colour, read), values in groups.items()]
+            alerts.append(Alert("confirm_colour", f"check the colours of the rolled dice: {'; '.join(parts)}",
+                                "warning", (self.players[self.actor],)))
         if self.stage == "receive":
             alerts.append(Alert("gift", f"{self.players[self.actor]} was given "
                                 f"{', '.join(map(_die_text, self.pending))}: place it now", "info",
@@ -841,7 +864,7 @@ class DerbyState(GameState):
                 return f"{_die_text(die)} bounces off {self.players[target]} to the Compost"
             return f"hand {_die_text(die)} to {self.players[target]}"
         if kind == "give":
-            return f"give {', '.join(map(_die_text, self.outgoing))} to {move.get('to')}"
+            return self._give_text(move.get("to"))
         if kind == "set_side":
             side = next((s for s in self.rules.cards[card].sides if s.key == move.get("side")), None)
             return f"set your {title} card to {side.title if side else move.get('side')}"
@@ -849,6 +872,17 @@ class DerbyState(GameState):
             return f"lift {_die_text(die)} off your {title} to reassign it"
         return {"end_turn": "end the turn (no card is complete)", "keep_sides": "keep every card's side",
                 "done_lifting": "lift no more dice"}.get(kind, kind)
+
+    def _give_text(self, to: Any) -> str:
+        """Where the dice given to ``to`` go: to that player, or bounced off them to the Compost
+        when they are that player's colour."""
+        own = self.colour_of(self.players.index(to)) if to in self.players else None
+        kept = [_die_text(d) for d in self.outgoing if d.colour != own]
+        bounced = [_die_text(d) for d in self.outgoing if d.colour == own]
+        verb = "bounces" if len(bounced) == 1 else "bounce"
+        if not kept:
+            return f"{and_list(bounced)} {verb} off {to} to the Compost (their own colour)"
+        return f"give {and_list(kept)} to {to}" + (f"; {and_list(bounced)} {verb} off to the Compost" if bounced else "")
 
     def _placements_text(self, placements: Any) -> str:
         """Several placements in one line: "put red 3 and red 4 on A Run, blue 6 on Stove"."""
@@ -892,6 +926,7 @@ class WhirlingDerby(Game):
     title = "Whirling Derby"
     min_players = 2
     max_players = 4
+    readings = tuple(_read_toml(DATA_FILE).get("readings", ()))
     options = (
         Option("colours", "red,blue,green,yellow",
                "the players' dice colours by seat, as the camera names them (comma separated, four)"),
@@ -909,6 +944,7 @@ class WhirlingDerby(Game):
         (as JSON), so a saved game depends on no file, not even this version's built-in data."""
         self.rules_for(options)   # bad card data is refused here, before anything is kept
         data = complete_card_data(options["card_data"])
+        data.pop("readings", None)   # words for `companion games`, not rules a replay needs
         return {**options, "card_data": json.dumps(data, sort_keys=True, default=str)}
 
     def rules_for(self, options: Mapping[str, Any]) -> Rules:
@@ -1070,9 +1106,17 @@ def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
                   "no card can be activated this turn") + f"; {later}"
         return _suggest(state, move, plan.key(True), {"give_now": plan.now, "give_next": plan.ready}, reason)
     total = plan.now + plan.ready
-    reason = f"your cards could then give away {_dice(total)} on your next turn" + (
-        f", {target} the most" if target else "")
+    reason = next_turn_words(target, plan)
     return _suggest(state, move, plan.key(False), {"give_now": 0, "give_next": total}, reason)
+
+
+def next_turn_words(best: str | None, plan: Plan) -> str:
+    """What a plan gives on the player's next turn, where one card is activated: its best card's
+    dice, and the dice waiting on other complete cards for the turns after."""
+    if not plan.now:
+        return "no card would be complete for your next turn"
+    later = f"; {plan.ready} more on other complete cards" if plan.ready else ""
+    return f"your {best} could then give away {_dice(plan.now)} on your next turn{later}"
 
 
 def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
@@ -1140,7 +1184,8 @@ def _advise_set_side(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
         board = state._with_card(seat, card, side, ())[seat]
     plan = _plan(state, board, pending, on_turn=False)
     total = plan.now + plan.ready
-    reason = f"your dice in hand could then complete cards giving away {_dice(total)} next turn"
+    best = state.rules.cards[plan.best_card].sides[board[plan.best_card][0]].title if plan.now else None
+    reason = next_turn_words(best, plan)
     return _suggest(state, move, (*plan.key(False), move.kind == "keep_sides"), {"give_next": total}, reason)
 
 

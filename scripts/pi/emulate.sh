@@ -47,9 +47,22 @@ need_host_tools() {
     if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
         "${sudo_cmd[@]}" update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
     fi
-    if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    local entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
+    if [ ! -e "$entry" ]; then
         echo "emulate.sh: this kernel cannot run arm64 programs through qemu (binfmt_misc has no qemu-aarch64)" >&2
         exit 1
+    fi
+    # sudo inside the arm64 system is set-uid: the kernel only honours that for an emulated program
+    # when the registration has the C (credentials) flag, which Debian's qemu-user-static leaves out.
+    if ! grep -q '^flags:.*C' "$entry"; then
+        local interpreter magic mask
+        interpreter=$(sed -n 's/^interpreter //p' "$entry")
+        magic=$(sed -n 's/^magic //p' "$entry" | sed 's/../\\x&/g')
+        mask=$(sed -n 's/^mask //p' "$entry" | sed 's/../\\x&/g')
+        echo "emulate.sh: registering qemu-aarch64 again with set-uid support (binfmt flags POCF)"
+        echo -1 | "${sudo_cmd[@]}" tee "$entry" >/dev/null
+        printf ':qemu-aarch64:M::%s:%s:%s:POCF\n' "$magic" "$mask" "$interpreter" \
+            | "${sudo_cmd[@]}" tee /proc/sys/fs/binfmt_misc/register >/dev/null
     fi
 }
 

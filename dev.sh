@@ -32,6 +32,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         else   # some exist only in Raspberry Pi OS's own archive: go on with what there is
             case "$pkg" in
                 *camera*) lost="the Pi camera (the USB, replay and simulated cameras work)" ;;
+                *lgpio*) lost="lgpio (gpiozero uses another pin library)" ;;
                 *) lost="what it brings" ;;
             esac
             echo "dev.sh: $pkg is not in this system's package archive; going on without $lost"

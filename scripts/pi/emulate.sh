@@ -95,6 +95,7 @@ fresh_root() {
     "${sudo_cmd[@]}" tar -C "$root" -xf "$base_tar"
     for m in proc sys dev dev/pts run; do "${sudo_cmd[@]}" mount --bind "/$m" "$root/$m"; done
     "${sudo_cmd[@]}" cp /etc/resolv.conf "$root/etc/resolv.conf"
+    echo "127.0.1.1 $(hostname)" | "${sudo_cmd[@]}" tee -a "$root/etc/hosts" >/dev/null   # sudo looks its host up
     # pip's downloads are kept between runs (the wheels are the same; the install is not)
     mkdir -p "$cache/pip" && "${sudo_cmd[@]}" mkdir -p "$root/home/pi/.cache/pip"
     "${sudo_cmd[@]}" mount --bind "$cache/pip" "$root/home/pi/.cache/pip"

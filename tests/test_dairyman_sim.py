@@ -2,7 +2,7 @@
 
 Random games are played on both at once: the same seeded dice, a random legal move each
 time.  At every step both must offer the same moves and reach the same state.  CI plays
-``DAIRYMAN_SIM_CHECK_GAMES`` games (default 300); set it to 10000 for the full check.
+``DAIRYMAN_SIM_CHECK_GAMES`` games (default 150); set it to 10000 for the full check.
 """
 import os
 import random
@@ -13,7 +13,7 @@ from companion.games import dairyman_sim as sim
 from companion.games import get_game
 
 GAME = get_game("dairyman")
-CHECK_GAMES = int(os.environ.get("DAIRYMAN_SIM_CHECK_GAMES", "300"))
+CHECK_GAMES = int(os.environ.get("DAIRYMAN_SIM_CHECK_GAMES", "150"))
 OPTION_SETS = (
     {},
     {"freeze_tokens": 10, "freeze_earned_from_roll": 4},

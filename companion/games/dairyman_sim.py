@@ -421,3 +421,178 @@ def move_to_engine(move: tuple):
     if kind == FLIP:
         return Move.make("flip", tile=move[1])
     return Move.make("ability", tile=move[1], **({"die": text(move[2])} if move[2] >= 0 else {}))
+
+
+# -- policies: who plays the moves in simulated games ----------------------------------------
+def _lock_rows(roll: tuple[int, ...]) -> tuple[tuple, ...]:
+    """The roll's locks for a policy: ``(sim move, dice left, faces left, sets, uses the yellow
+    die)``, one per lock of faces (red and white dice play alike: a lock uses white dice
+    first, as the engine reads a bare value)."""
+    counts = [0] * 18
+    for d in roll:
+        counts[d + 1 if d % 3 == RED else d] += 1        # every red die counted as white
+    rows = _lock_rows_of(tuple(counts))
+    if any(d % 3 == RED for d in roll):
+        rows = tuple(((LOCK, _recolour(row[0][1], roll)),) + row[1:] for row in rows)
+    return rows
+
+
+def _recolour(sets: tuple, roll: tuple[int, ...]) -> tuple:
+    """``sets`` written with white dice, some made red where the roll has too few whites."""
+    whites = Counter(d for d in roll if d % 3 == WHITE)
+    out = []
+    for s in sets:
+        dice = []
+        for d in s:
+            if d % 3 == WHITE:
+                if whites[d] > 0:
+                    whites[d] -= 1
+                else:
+                    d -= 1
+            dice.append(d)
+        out.append(tuple(sorted(dice)))
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=65536)
+def _lock_rows_of(counts: tuple[int, ...]) -> tuple[tuple, ...]:
+    locks, rows = dm._coded_locks(counts)
+    return tuple(((LOCK, tuple(sorted(s.codes for s in lock))), row[3], row[2], row[4], row[5])
+                 for lock, row in zip(locks, rows))
+
+
+def _faces(roll) -> tuple[int, ...]:
+    return dm.counts_of(value_of(d) for d in roll)
+
+
+def _best_lock_worth(values, roll: tuple[int, ...], sets: int, roll_no: int, fail: float) -> float:
+    return max((values.value(left, sets + k, roll_no) for _, left, _, k, _ in _lock_rows(roll)), default=fail)
+
+
+def _freeze_codes(roll: tuple[int, ...], frozen_faces: tuple[int, ...]) -> tuple[int, ...]:
+    """Dice of ``roll`` showing ``frozen_faces``, lowest codes first (the yellow die last)."""
+    chosen, need = [], list(frozen_faces)
+    for d in roll:
+        face = d // 3
+        if need[face]:
+            need[face] -= 1
+            chosen.append(d)
+    return tuple(chosen)
+
+
+def advice_choice(state: SimState, previous: bool = False, model=None) -> tuple[tuple, float]:
+    """The move the advice puts first at a decision node, with its worth.
+
+    Each move gets the first figure of the rank key ``dairyman_advice.advise`` gives it (the
+    same functions compute it); among equal worths the simulator keeps the first found
+    where the engine compares texts, so the two can pick different moves of equal worth.
+    """
+    model = model or dm.turn_model(state, previous)
+    values, me = model.values, state.current
+    sets, roll_no, roll = state.sets_locked, state.roll_no, state.roll
+    best_key, best_move = None, None
+
+    def consider(key, move):
+        nonlocal best_key, best_move
+        if best_key is None or key < best_key:
+            best_key, best_move = key, move
+
+    tokens = state.freeze[me]
+    if state.phase == PICK:
+        rows = _lock_rows(roll)
+        for move, left, faces, k, uses_yellow in rows:
+            consider(dm._lock_advice(values, tokens, faces, sets + k, roll_no)[2] + (uses_yellow,), move)
+        if not rows:
+            consider((-model.fail, 0, 0, False), (FAIL,))
+            faces = _faces(roll)
+            for move in ability_moves(state):
+                ability = state.tiles.ability[move[1]]
+                die_value = value_of(move[2]) if move[2] >= 0 else None
+                consider(dm._ability_advice(values, sets, faces, ability, die_value, roll_no)[2], move)
+        now = -best_key[0]
+    else:
+        now = None
+        for ids in claimable(state):
+            consider((-model.claims[ids], -sum(state.tiles.value[t] for t in ids), 0, False), (CLAIM, ids))
+        if best_key is None:
+            consider((-model.fail, 0, 0, False), (FAIL,))
+        if roll:
+            n = len(roll)
+            for frozen in dm.freeze_candidates(_faces(roll), freeze_limit(state)):
+                size = sum(frozen)
+                points, total = values.reroll(n - size, sets, frozen, roll_no)
+                odds = dm.set_outcomes(frozen, n - size) / 6 ** (n - size)
+                consider((-(points - size * model.token), -total, -odds, False), (REROLL, _freeze_codes(roll, frozen)))
+        stop = values.claim(sets)
+        now = max(stop, values.value(len(roll), sets, roll_no))
+    for move in flip_moves(state):
+        tile = move[1]
+        protect = model.stage.spoil_share * state.tiles.value[tile]
+        if state.tiles.cheese[tile]:
+            without = list(roll)
+            without.remove(code(state.tiles.face[tile], YELLOW))
+            without = tuple(without)
+            if state.phase == PICK:
+                after = _best_lock_worth(values, without, sets, roll_no, model.fail)
+            else:
+                after = max(values.claim(sets), values.value(len(without), sets, roll_no))
+            bonus = state.tiles.flipped_value[tile] - state.tiles.value[tile]
+            consider((-(after + bonus + protect), 0, 0, False), move)
+        else:
+            gain = 0.5 if previous else protect + model.stage.ice_cream_ability - model.token
+            consider((-(now + gain), 0, 0, False), move)
+    return best_move, -best_key[0]
+
+
+class AdvicePolicy:
+    """The advice as a player of one game: :func:`advice_choice` with the turn's model kept
+    while nothing it reads changes (tokens, flips; the rest is fixed during a turn)."""
+
+    def __init__(self, previous: bool = False):
+        self.previous = previous
+        self._key = None
+        self._model = None
+
+    def __call__(self, state: SimState, rng: random.Random) -> tuple:
+        key = (state.turns, state.freeze, len(state.flipped))
+        if key != self._key:
+            self._key, self._model = key, dm.turn_model(state, self.previous)
+        return advice_choice(state, self.previous, self._model)[0]
+
+
+def greedy_policy(state: SimState, rng: random.Random) -> tuple:
+    """Lock as many sets as the roll allows, stop and claim the most points as soon as any tile
+    fits, re-roll (never freezing) only when nothing fits yet; never flip or use an ability."""
+    if state.phase == PICK:
+        rows = _lock_rows(state.roll)
+        if not rows:
+            return (FAIL,)
+        return max(rows, key=lambda row: (row[3], row[1]))[0]
+    subsets = claimable(state)
+    if subsets:
+        return (CLAIM, max(subsets, key=lambda ids: sum(state.tiles.value[t] for t in ids)))
+    return (REROLL, ()) if state.roll else (FAIL,)
+
+
+def random_policy(state: SimState, rng: random.Random) -> tuple:
+    """A legal move drawn at random."""
+    return rng.choice(legal_moves(state))
+
+
+POLICIES = {"advice": AdvicePolicy, "previous advice": lambda: AdvicePolicy(previous=True),
+            "greedy": lambda: greedy_policy, "random legal": lambda: random_policy}
+"""Each policy by name: a function that makes a player for one game."""
+
+
+def play(seed: int, policies, players: int | None = None) -> SimState:
+    """A whole game with seat ``i`` played by ``policies[i]`` (a name of :data:`POLICIES` or a
+    function of (state, rng)); dice and random choices from one generator seeded by ``seed``."""
+    chosen = [POLICIES[p]() if isinstance(p, str) else p for p in policies]
+    state = new_game(len(chosen), seed)
+    rng = random.Random(seed)
+    while state.phase != OVER:
+        if state.pending is not None:
+            state = apply_roll(state, draw(state, rng))
+        else:
+            state = apply(state, chosen[state.current](state, rng))
+    return state

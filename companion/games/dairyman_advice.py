@@ -391,6 +391,11 @@ def scores_now(state) -> list[int]:
             - BACKORDER_PENALTY * b for owned, b in zip(state.owned, state.backorders)]
 
 
+RISK_STEP = 0.005
+"""Tastes for risk are rounded to this step (and worths to quarter points), so that turns
+alike share one table of values."""
+
+
 def turn_model(state, previous: bool = False) -> TurnModel:
     """The model of the turn of ``state.current`` (a ``dairyman_sim.SimState``).
 
@@ -399,39 +404,60 @@ def turn_model(state, previous: bool = False) -> TurnModel:
     """
     from companion.games.dairyman_sim import spoiled_tiles
 
-    me, players, tiles = state.current, state.players, state.tiles
-    stage = PREVIOUS_STAGE if previous else stage_at(len(state.stack))
-    scores = scores_now(state)
-    others = [i for i in range(players) if i != me]
-    lead = scores[me] - max(scores[i] for i in others)
-    # -- failing: a backorder token, and spoilage if it is the last one
+    me = state.current
     spoils = None
-    if previous or state.backorder_supply > 1:
-        fail = stage.backorder
-    else:
+    if not previous and state.backorder_supply <= 1:
         taken = tuple(b + (i == me) for i, b in enumerate(state.backorders))
         spoils = tuple(spoiled_tiles(state.with_(backorders=taken)))
-        change = [-stage.backorder * b - (tiles.value[t] if t is not None else 0)
-                  for b, t in zip(state.backorders, spoils)]
-        fail = change[me] - sum(change[i] for i in others) / len(others)
-    # -- claiming: the tiles' points; a claim that ends the game decides the standings
-    claims, ending, costs = {}, {}, []
-    display, stack_left = state.display, len(state.stack)
-    end = VALUES["standings"]["game_end"]
-    best_other = max(scores[i] for i in others)
+    return _turn_model(previous, me, state.display, len(state.stack), tuple(scores_now(state)), state.backorders,
+                       spoils, state.freeze[me], state.freeze_total > sum(state.freeze), state.earn_from,
+                       state.cheese_faces)
+
+
+@lru_cache(maxsize=65536)
+def _subsets(display: tuple[int, ...], cheese_faces: str) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every non-empty set of display tiles (as moves name them) with its points."""
+    from companion.games.dairyman_sim import tiles_for
+
+    value = tiles_for(cheese_faces).value
+    found = []
     for mask in range(1, 1 << len(display)):
         ids = tuple(t for i, t in enumerate(display) if mask >> i & 1)
-        points = sum(tiles.value[t] for t in ids)
+        found.append((ids, sum(value[t] for t in ids)))
+    return tuple(found)
+
+
+@lru_cache(maxsize=65536)
+def _turn_model(previous: bool, me: int, display: tuple[int, ...], stack_left: int, scores: tuple[int, ...],
+                backorders: tuple[int, ...], spoils: tuple | None, tokens: int, supply: bool, earn_from: int,
+                cheese_faces: str) -> TurnModel:
+    from companion.games.dairyman_sim import tiles_for
+
+    tiles = tiles_for(cheese_faces)
+    players = len(scores)
+    stage = PREVIOUS_STAGE if previous else stage_at(stack_left)
+    others = [i for i in range(players) if i != me]
+    best_other = max(scores[i] for i in others)
+    lead = scores[me] - best_other
+    # -- failing: a backorder token, and spoilage if it is the last one
+    fail = stage.backorder
+    if spoils is not None:
+        change = [-stage.backorder * b - (tiles.value[t] if t is not None else 0) for b, t in zip(backorders, spoils)]
+        fail = change[me] - sum(change[i] for i in others) / len(others)
+    fail = _quarter(fail)
+    # -- claiming: the tiles' points; a claim that ends the game decides the standings
+    claims, ending, costs = {}, {}, []
+    end = VALUES["standings"]["game_end"]
+    for ids, points in _subsets(display, cheese_faces):
         worth = float(points)
         if len(ids) > stack_left and not previous:
             final = scores[me] + points
             place = "first" if final > best_other else "tied" if final == best_other else "behind"
             ending[ids] = place
             worth += {"first": end, "tied": end / 2, "behind": -end}[place]
-            worth -= stage.freeze_token * state.freeze[me]   # tokens are worth nothing once it ends
+            worth -= stage.freeze_token * tokens   # tokens are worth nothing once the game ends
         claims[ids] = worth
         costs.append((points, worth))
-    fail = _quarter(fail)
     claim_points = []
     for sets in range(MAX_SETS + 1):
         budget = SET_TOTAL * sets
@@ -445,9 +471,9 @@ def turn_model(state, previous: bool = False) -> TurnModel:
         tiles_left = (stack_left + len(display)) / players
         spread = standings["turn_spread"] ** 2 + standings["tile_spread"] ** 2 * tiles_left
         limit = standings["max_risk"]
-        risk = round(max(-limit, min(limit, -lead / spread)), 3)
-    earn = stage.freeze_token if state.freeze_total > sum(state.freeze) else 0.0
-    values = turn_values(tuple(claim_points), fail, earn, state.earn_from, risk, first_claim)
+        risk = round(max(-limit, min(limit, -lead / spread)) / RISK_STEP) * RISK_STEP
+    earn = stage.freeze_token if supply else 0.0
+    values = turn_values(tuple(claim_points), fail, earn, earn_from, risk, first_claim)
     return TurnModel(values, stage, stage.freeze_token, fail, spoils, claims, ending, risk, lead, previous)
 
 
@@ -701,6 +727,17 @@ def _lock_move(texts: tuple) -> Move:
 
 
 @lru_cache(maxsize=65536)
+def lock_key(values: TurnValues, tokens: int, faces: tuple[int, ...], sets_after: int, roll: int) -> tuple:
+    """The rank key of holding ``sets_after`` sets with ``faces`` unlocked after roll number
+    ``roll``: worth, expected barn total, odds of another set with the best freeze (negated)."""
+    n = sum(faces)
+    p_more = set_outcomes((0,) * 6, n) / 6 ** n if n else 0.0
+    if tokens and n > 1:
+        p_more = float(best_freeze(faces, tokens)[0])
+    return (-round(values.value(n, sets_after, roll), 3), -round(values.total(n, sets_after, roll), 3), -p_more)
+
+
+@lru_cache(maxsize=65536)
 def _lock_advice(values: TurnValues, tokens: int, faces: tuple[int, ...], sets_after: int,
                  roll: int) -> tuple[dict, str, tuple]:
     """Figures, reason and rank key of holding ``sets_after`` sets with ``faces`` unlocked
@@ -733,8 +770,7 @@ def _lock_advice(values: TurnValues, tokens: int, faces: tuple[int, ...], sets_a
                   else "then stop: nothing claimable, so the turn fails")
         if n:
             reason += f" (re-rolling {n} locks another set {_percent(p_more)})"
-    key = (-figures["expected_points"], -figures["expected_total"], -figures["p_more_set_with_freeze"])
-    return figures, reason, key
+    return figures, reason, lock_key(values, tokens, faces, sets_after, roll)
 
 
 def _remove(pool: Sequence[Die], dice: Sequence[Die]) -> tuple[Die, ...]:
@@ -984,8 +1020,9 @@ def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: i
     return tuple(results)
 
 
-POSITION_CACHES = (_fitting_capped, _coded_locks, _lock_index, _unpack_faces, _lock_advice, _below, _best_freeze,
-                   _ability_advice, reroll_moves, _reroll_advice, turn_values, _freeze_candidates)
+POSITION_CACHES = (_fitting_capped, _coded_locks, _lock_index, _unpack_faces, _lock_advice, lock_key, _below, _best_freeze,
+                   _ability_advice, reroll_moves, _reroll_advice, turn_values, _freeze_candidates, _turn_model,
+                   _subsets)
 """Caches keyed by what a roll or a table shows: they grow with every position seen (the odds tables that
 depend only on the number of dice do not)."""
 

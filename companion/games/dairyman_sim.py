@@ -160,11 +160,15 @@ def has_set(roll: tuple[int, ...]) -> bool:
     return dm.has_set(dm.counts_of(value_of(d) for d in roll))
 
 
-def claimable(state: SimState) -> list[tuple[int, ...]]:
+def claimable(state: SimState) -> tuple[tuple[int, ...], ...]:
     """Every non-empty set of display tiles the barns pay for (identical tiles once)."""
-    budget, tiles = state.barn_total, state.tiles
+    return _claimable(state.display, state.barn_total, state.cheese_faces)
+
+
+@lru_cache(maxsize=65536)
+def _claimable(display: tuple[int, ...], budget: int, cheese_faces: str) -> tuple[tuple[int, ...], ...]:
+    tiles = tiles_for(cheese_faces)
     found, seen = [], set()
-    display = state.display
     for mask in range(1, 1 << len(display)):
         ids = tuple(t for i, t in enumerate(display) if mask >> i & 1)
         if sum(tiles.value[t] for t in ids) > budget:
@@ -173,7 +177,7 @@ def claimable(state: SimState) -> list[tuple[int, ...]]:
         if key not in seen:
             seen.add(key)
             found.append(ids)
-    return found
+    return tuple(found)
 
 
 def freeze_limit(state: SimState) -> int:
@@ -424,6 +428,7 @@ def move_to_engine(move: tuple):
 
 
 # -- policies: who plays the moves in simulated games ----------------------------------------
+@lru_cache(maxsize=65536)
 def _lock_rows(roll: tuple[int, ...]) -> tuple[tuple, ...]:
     """The roll's locks for a policy: ``(sim move, dice left, faces left, sets, uses the yellow
     die)``, one per lock of faces (red and white dice play alike: a lock uses white dice
@@ -439,7 +444,9 @@ def _lock_rows(roll: tuple[int, ...]) -> tuple[tuple, ...]:
 
 def _recolour(sets: tuple, roll: tuple[int, ...]) -> tuple:
     """``sets`` written with white dice, some made red where the roll has too few whites."""
-    whites = Counter(d for d in roll if d % 3 == WHITE)
+    whites = [0] * 18
+    for d in roll:
+        whites[d] += 1
     out = []
     for s in sets:
         dice = []
@@ -501,7 +508,7 @@ def advice_choice(state: SimState, previous: bool = False, model=None) -> tuple[
     if state.phase == PICK:
         rows = _lock_rows(roll)
         for move, left, faces, k, uses_yellow in rows:
-            consider(dm._lock_advice(values, tokens, faces, sets + k, roll_no)[2] + (uses_yellow,), move)
+            consider(dm.lock_key(values, tokens, faces, sets + k, roll_no) + (uses_yellow,), move)
         if not rows:
             consider((-model.fail, 0, 0, False), (FAIL,))
             faces = _faces(roll)

@@ -485,6 +485,18 @@ def freeze_candidates(counts: tuple[int, ...], most: int) -> tuple[tuple[int, ..
     return _freeze_candidates(capped(counts), n, min(most, n - 1))
 
 
+PREVIOUS_FREEZE_CHOICES = 2
+
+
+def previous_freeze_candidates(choices: Sequence[tuple[int, ...]], n: int) -> list[tuple[int, ...]]:
+    """The freeze choices the previous advice valued exactly among ``choices`` (frozen faces,
+    in the order the re-roll moves list them) before re-rolling ``n`` dice: nothing frozen and
+    the two with the best odds of a set (fewer dice first among equal odds)."""
+    odds = {faces: set_outcomes(faces, n - sum(faces)) * 6 ** sum(faces) for faces in choices}
+    best = sorted((f for f in choices if any(f)), key=lambda f: (-odds[f], sum(f)))[:PREVIOUS_FREEZE_CHOICES]
+    return best + [(0,) * 6]
+
+
 @cache
 def _freeze_candidates(useful: tuple[int, ...], n: int, most: int) -> tuple[tuple[int, ...], ...]:
     below = _below(useful)
@@ -810,15 +822,16 @@ def best_move(state) -> Move | None:
     return min(ranked, key=_rank_key)[1] if ranked else None
 
 
-def _ranked(state) -> list[tuple]:
-    """Every legal move as (rank key, move, text, figures, reason), in no particular order.
+def _ranked(state, previous: bool = False) -> list[tuple]:
+    """Every legal move as (rank key, move, text, figures, reason), in no particular order;
+    ``previous``: as the previous advice ranked them (see :func:`turn_model`).
 
     Figures may be shared with a cache: copy them before handing them out.
     """
     moves = state.legal_moves()
     if not moves:
         return []
-    adviser = _Adviser(state)
+    adviser = _Adviser(state, previous)
     ranked = []
     if state.phase == "lock":
         barn = state.barn_label
@@ -832,7 +845,7 @@ def _ranked(state) -> list[tuple]:
             ranked.append(_suggest(adviser, move))
     if state.phase == "continue" and state.roll:
         ranked.extend(_reroll_advice(adviser.values, adviser.sets, state.roll, state.freeze_limit, state.roll_no,
-                                     adviser.model.token))
+                                     adviser.model.token, previous))
     return ranked
 
 
@@ -977,7 +990,7 @@ def reroll_moves(roll: tuple[Die, ...], most: int) -> tuple[Move, ...]:
 
 @lru_cache(maxsize=16384)
 def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: int, roll_no: int,
-                   token: float) -> tuple:
+                   token: float, previous: bool = False) -> tuple:
     """(rank key, move, text, figures, reason) of each re-roll of ``roll`` with ``sets`` locked
     after roll number ``roll_no``, freezing at most ``most`` dice that are worth ``token`` each.
 
@@ -990,7 +1003,10 @@ def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: i
         by_faces.setdefault(faces, []).append(move)
     odds = {faces: p_set(faces, n - sum(faces)) for faces in by_faces}
     empty = (0,) * 6
-    exact = set(freeze_candidates(counts_of(d.value for d in roll), most))
+    if previous:
+        exact = set(previous_freeze_candidates(tuple(by_faces), n))
+    else:
+        exact = set(freeze_candidates(counts_of(d.value for d in roll), most))
     stop = values.claim(sets)
     against = f"{_points(stop)} for stopping now" if values.claims(sets) else "a failure if stopping now"
     earns = values.earns(roll_no) and values.earn_value > 0

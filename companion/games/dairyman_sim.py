@@ -511,12 +511,13 @@ def advice_choice(state: SimState, previous: bool = False, model=None) -> tuple[
             consider(dm.lock_key(values, tokens, faces, sets + k, roll_no) + (uses_yellow,), move)
         if not rows:
             consider((-model.fail, 0, 0, False), (FAIL,))
+        now = -best_key[0]                 # the best plain move, as a flip is weighed against it
+        if not rows:
             faces = _faces(roll)
             for move in ability_moves(state):
                 ability = state.tiles.ability[move[1]]
                 die_value = value_of(move[2]) if move[2] >= 0 else None
                 consider(dm._ability_advice(values, sets, faces, ability, die_value, roll_no)[2], move)
-        now = -best_key[0]
     else:
         now = None
         for ids in claimable(state):
@@ -525,7 +526,12 @@ def advice_choice(state: SimState, previous: bool = False, model=None) -> tuple[
             consider((-model.fail, 0, 0, False), (FAIL,))
         if roll:
             n = len(roll)
-            for frozen in dm.freeze_candidates(_faces(roll), freeze_limit(state)):
+            if previous:
+                choices = dict.fromkeys(_faces(move[1]) for move in reroll_moves(roll, freeze_limit(state)))
+                candidates = dm.previous_freeze_candidates(tuple(choices), n)
+            else:
+                candidates = dm.freeze_candidates(_faces(roll), freeze_limit(state))
+            for frozen in candidates:
                 size = sum(frozen)
                 points, total = values.reroll(n - size, sets, frozen, roll_no)
                 odds = dm.set_outcomes(frozen, n - size) / 6 ** (n - size)

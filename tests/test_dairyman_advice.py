@@ -394,3 +394,37 @@ def test_far_behind_gambles_and_far_ahead_banks():
 
     assert top(leader=0) == "claim"
     assert top(leader=1) == "reroll"
+
+
+def test_a_gamble_is_worth_more_to_a_player_who_likes_risk():
+    values, weights = [-5.0, 20.0, 40.0], [3, 2, 1]
+    mean = dm.certain_value(values, weights, 0.0)
+    assert mean == pytest.approx((-15 + 40 + 40) / 6)
+    assert dm.certain_value(values, weights, 0.03) > mean > dm.certain_value(values, weights, -0.03)
+    assert dm.certain_value([7.0, 7.0], [1, 5], 0.04) == pytest.approx(7.0)
+
+
+def brute_value_earning(claims, fail, n, s, earn):
+    """:func:`brute_value` where every re-roll earns ``earn`` whatever it brings."""
+    def stop(sets):
+        return claims[min(sets, len(claims) - 1)]
+
+    def value(dice, sets):
+        return max(stop(sets), reroll(dice, sets)) if dice else stop(sets)
+
+    def reroll(dice, sets):
+        total = 0.0
+        for roll in itertools.product(range(1, 7), repeat=dice):
+            options = brute_packings(list(roll))
+            total += max((value(dice - used, sets + k) for k, used in options), default=fail)
+        return total / 6 ** dice + earn
+
+    return reroll(n, s)
+
+
+@pytest.mark.parametrize("n, s", [(1, 1), (2, 1), (3, 2)])
+def test_rerolls_that_earn_tokens_match_brute_force(n, s):
+    values = dm.TurnValues(CLAIMS, -5.0, earn_value=2.5, earn_from=3)
+    assert values.reroll(n, s, roll=2)[0] == pytest.approx(brute_value_earning(CLAIMS, -5.0, n, s, 2.5))
+    # before roll 2 the first re-roll earns nothing, the ones after it do
+    assert values.reroll(n, s, roll=1)[0] < values.reroll(n, s, roll=2)[0]

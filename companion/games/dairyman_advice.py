@@ -9,16 +9,25 @@ faces n dice can show, weighted by their ordered outcomes (the no-freeze rows sh
 packed into one integer, so taking a set's dice is one subtraction.  Every cache is
 keyed by all the inputs its answer depends on (tests/test_dairyman_fast.py).
 
-The advice ranks moves by expected points this turn: tile points claimed, or the
-backorder penalty on a failure (``fail_points`` in the rules data).  Future re-rolls
-are valued by an exact dynamic programme over (unlocked dice, sets locked) that
-re-rolls without freezing and ignores tokens earned later; the immediate re-roll is
-valued exactly for no freeze and for the best few freeze choices by odds, the other
-freeze choices get their exact odds only.  Flips and ice cream abilities are ranked
-by simpler rules, each stated where it is made: a cheese flip by its +5 against the
-expected points the yellow die was worth, an ice cream flip as soon as a token
-allows, an ability only on a roll without a set (assuming the rescued roll then
-locks one pair).
+The advice ranks moves by what they are worth, in points relative to the other players,
+counting the game around the turn (:func:`turn_model`, from the compact simulator's view
+of the state): a claim is worth its tiles (a claim that ends the game decides the
+standings, and is marked); a failure costs a backorder token's worth, or, when it takes
+the last token, the spoilage it triggers (the tiles each player loses, every backorder
+token returning); a freeze token is worth what it adds later, so spending one costs that
+and a re-roll from the third roll on earns it; the standings set the player's taste for
+risk (far behind gambles, far ahead banks: a certainty equivalent of an exponential
+utility).  What tokens, backorders, abilities and face-up milk are worth beyond the turn
+is fitted by self-play and shipped as ``dairyman_values.toml`` (``dairyman_fit``).
+The rest of the turn is valued by an exact dynamic programme over (unlocked dice, sets
+locked, roll number) that re-rolls without freezing; the immediate re-roll is valued
+exactly for no freeze and for the best freeze of each size, the other freeze choices get
+their exact odds only.  Flips and ice cream abilities are ranked by simpler rules, each
+stated where it is made: a cheese flip by its +5 and spoilage protection against the
+points the yellow die was worth, an ice cream flip when its protection and ability are
+worth more than the token, an ability only on a roll without a set (assuming the rescued
+roll then locks one pair).  ``turn_model(..., previous=True)`` is the advice before issue
+20 (the turn's expected points alone), kept for the tournaments.
 
 A *count vector* is a 6-tuple: ``counts[v - 1]`` dice show ``v``.
 """

@@ -297,13 +297,13 @@ def test_spending_freeze_tokens_costs_what_they_are_worth_later():
     suggestions = GAME.advise(state)
     all_three = _by_move(suggestions, "reroll", freeze=("white:2", "white:3", "white:5"))
     no_freeze = _by_move(suggestions, "reroll", freeze=())
+    assert len(suggestions[0].move.get("freeze") or ()) < 3
+    assert suggestions.index(no_freeze) < suggestions.index(all_three)
+    assert "spending 3 freeze tokens" in all_three.reason
     token = dm.stage_at(len(state.stack)).freeze_token
     assert token > 0
     gain = all_three.advice["expected_points"] + 3 * token - no_freeze.advice["expected_points"]
     assert gain < 3 * token                    # the certain set does not pay for three tokens
-    assert len(suggestions[0].move.get("freeze") or ()) < 3
-    assert suggestions.index(no_freeze) < suggestions.index(all_three)
-    assert "spending 3 freeze tokens" in all_three.reason
 
 
 FORTIES = [t.id for t in GAME.new_game(PLAYERS, seed=0).tiles if t.kind == "cheese" and t.value == 40]

@@ -428,18 +428,21 @@ def move_to_engine(move: tuple):
 
 
 # -- policies: who plays the moves in simulated games ----------------------------------------
-@lru_cache(maxsize=65536)
 def _lock_rows(roll: tuple[int, ...]) -> tuple[tuple, ...]:
     """The roll's locks for a policy: ``(sim move, dice left, faces left, sets, uses the yellow
-    die)``, one per lock of faces (red and white dice play alike: a lock uses white dice
-    first, as the engine reads a bare value)."""
+    die)``, one per lock of faces.  Red and white dice play alike, so every red die is read as
+    a white one: a policy passes the move it picks through :func:`playable`."""
     counts = [0] * 18
     for d in roll:
-        counts[d + 1 if d % 3 == RED else d] += 1        # every red die counted as white
-    rows = _lock_rows_of(tuple(counts))
-    if any(d % 3 == RED for d in roll):
-        rows = tuple(((LOCK, _recolour(row[0][1], roll)),) + row[1:] for row in rows)
-    return rows
+        counts[d + 1 if d % 3 == RED else d] += 1
+    return _lock_rows_of(tuple(counts))
+
+
+def playable(move: tuple, roll: tuple[int, ...]) -> tuple:
+    """A lock from :func:`_lock_rows` with the roll's red dice where its whites run out."""
+    if move[0] != LOCK or not any(d % 3 == RED for d in roll):
+        return move
+    return (LOCK, _recolour(move[1], roll))
 
 
 def _recolour(sets: tuple, roll: tuple[int, ...]) -> tuple:
@@ -554,7 +557,7 @@ def advice_choice(state: SimState, previous: bool = False, model=None) -> tuple[
         else:
             gain = 0.5 if previous else protect + model.stage.ice_cream_ability - model.token
             consider((-(now + gain), 0, 0, False), move)
-    return best_move, -best_key[0]
+    return playable(best_move, roll), -best_key[0]
 
 
 class AdvicePolicy:
@@ -580,7 +583,7 @@ def greedy_policy(state: SimState, rng: random.Random) -> tuple:
         rows = _lock_rows(state.roll)
         if not rows:
             return (FAIL,)
-        return max(rows, key=lambda row: (row[3], row[1]))[0]
+        return playable(max(rows, key=lambda row: (row[3], row[1]))[0], state.roll)
     subsets = claimable(state)
     if subsets:
         return (CLAIM, max(subsets, key=lambda ids: sum(state.tiles.value[t] for t in ids)))

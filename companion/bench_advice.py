@@ -21,7 +21,7 @@ def play_dairyman(seed: int, seat_policies: Sequence[str]) -> GameResult:
     return GameResult(sim.scores(state), sim.winners(state))
 
 
-def dairyman_tournaments(games: int = 2000, player_counts: Sequence[int] = (2, 3, 4),
+def dairyman_tournaments(games: int = 10_000, player_counts: Sequence[int] = (2, 3, 4),
                          opponents: Sequence[str] = DAIRYMAN_OPPONENTS, seed: int = 0,
                          progress=None) -> dict:
     """The Dairyman advice against each opponent at each player count, ``games`` games each.

@@ -825,10 +825,20 @@ def advise(state) -> list[Suggestion]:
 
 
 def best_move(state) -> Move | None:
-    """The move :func:`advise` puts first (None if there is none), without building the
-    other suggestions: the same ranking, its minimum taken instead of a full sort."""
-    ranked = _ranked(state)
-    return min(ranked, key=_rank_key)[1] if ranked else None
+    """A move :func:`advise` ranks first (None if there is none), found by the compact
+    simulator's player (``dairyman_sim.advice_choice``) without building the suggestions:
+    the same worths, but among moves of equal worth it keeps the first found where
+    :func:`advise` compares texts."""
+    from companion.games import dairyman_sim as sim
+
+    if state.phase not in ("lock", "continue"):
+        return None
+    move = sim.advice_choice(sim.from_engine(state))[0]
+    if move[0] == sim.LOCK:
+        return next(row[0] for row in lock_table(state.roll) if sim.move_from_engine(row[0]) == move)
+    if move[0] == sim.FLIP and state.tiles[move[1]].kind == "cheese":
+        return Move.make("flip", die=f"yellow:{state.tiles[move[1]].face}", tile=move[1])
+    return sim.move_to_engine(move)
 
 
 def _ranked(state, previous: bool = False) -> list[tuple]:

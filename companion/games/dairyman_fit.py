@@ -190,7 +190,7 @@ def write_values(result: dict) -> None:
     lines += ["", "[standings]",
               "# A player's taste for risk is -lead / spread**2 (a player behind gambles, a player ahead",
               "# banks), kept within +-max_risk; spread**2 = turn_spread**2 + tile_spread**2 * tiles left",
-              "# per player.  Chosen by hand, then checked by tournament (docs/benchmarks.md).",
+              "# per player.  Chosen by hand, not fitted; the tournaments (docs/benchmarks.md) measure the advice with them.",
               *(f"{key} = {standings[key]}" for key in ("turn_spread", "tile_spread", "max_risk")),
               "# A claim that ends the game is worth this much more when it leaves the player first",
               "# (half when it ties for first) and this much less when it does not.",

@@ -62,3 +62,14 @@ def test_the_tournament_table_has_a_row_per_opponent_and_player_count():
         (o, p) for o in ("previous advice", "greedy", "random legal") for p in (2, 3)]
     assert all(r["games"] == 4 for r in result["rows"])
     assert result["table"].count("\n") == 2 + 6 - 1
+
+
+def test_fitting_measures_every_stage_and_leaves_the_advice_as_shipped():
+    from companion.games import dairyman_fit
+
+    shipped = dm.STAGES
+    result = dairyman_fit.fit(starts_per_stage=4, games=3)
+    assert dm.STAGES == shipped
+    assert [row["stack_at_least"] for row in result["stages"]] == [at for at, _ in shipped]
+    for row in result["stages"]:
+        assert row["freeze_token"] >= 0 and -5 <= row["backorder"] <= 0 and 0 <= row["spoil_share"] <= 1

@@ -126,7 +126,19 @@ def _use_stage(at_least: int, **values: float) -> None:
 
 
 def fit(starts_per_stage: int = 1500, games: int = 600, seed: int = 0) -> dict:
-    """Fit every stage from ``starts_per_stage`` turn starts drawn from ``games`` self-play games."""
+    """Fit every stage from ``starts_per_stage`` turn starts drawn from ``games`` self-play games.
+
+    Each stage's worths are used for the stages fitted after it; the advice's worths are put
+    back as they were at the end (``write_values`` ships the result)."""
+    shipped = dm.STAGES
+    try:
+        return _fit(starts_per_stage, games, seed)
+    finally:
+        dm.STAGES = shipped
+        dm.turn_values.cache_clear()
+
+
+def _fit(starts_per_stage: int, games: int, seed: int) -> dict:
     played = self_play(games, seed)
     rng = random.Random(seed)
     stages = []

@@ -45,7 +45,7 @@ from itertools import combinations_with_replacement, product
 from math import factorial
 from pathlib import Path
 
-from companion.engine import Die, Move, Suggestion
+from companion.engine import Die, Move, Suggestion, percent_words
 
 SET_TOTAL = 10
 SET_SIZES = (2, 3)
@@ -656,10 +656,6 @@ def enumerate_locks(roll: Sequence[Die]) -> tuple[tuple[tuple[Die, ...], ...], .
 MAX_SETS = 6  # twelve dice hold at most six sets
 
 
-def _percent(p: float) -> str:
-    return f"{100 * float(p):.0f}%"
-
-
 def _points(x: float) -> str:
     return f"{x:.1f}"
 
@@ -782,15 +778,15 @@ def _lock_advice(values: TurnValues, tokens: int, faces: tuple[int, ...], sets_a
         figures["p_more_set_with_freeze"] = float(p_freeze)
         figures["freeze"] = [v + 1 for v in range(6) for _ in range(frozen[v])]
     if figures["then"] == "re-roll":
-        reason = (f"then re-roll {n}: {_percent(p_more)} to lock another set"
-                  + (f" ({_percent(figures['p_more_set_with_freeze'])} freezing "
+        reason = (f"then re-roll {n}: {percent_words(p_more)} to lock another set"
+                  + (f" ({percent_words(figures['p_more_set_with_freeze'])} freezing "
                      f"{' '.join(map(str, figures['freeze']))})" if figures["freeze"] else "")
                   + f", worth {_points(figures['expected_points'])} points with the tokens it earns")
     else:
         reason = (f"then stop and claim {figures['claimable_now']}" if claims
                   else "then stop: nothing claimable, so the turn fails")
         if n:
-            reason += f" (re-rolling {n} locks another set {_percent(p_more)})"
+            reason += f" (re-rolling {n} locks another set {percent_words(p_more)})"
     return figures, reason, lock_key(values, tokens, faces, sets_after, roll)
 
 
@@ -977,7 +973,7 @@ def _ability_advice(values: TurnValues, sets: int, faces: tuple[int, ...], abili
         after_lock = values.value(max(0, sum(faces) - 2), sets + 1, roll)
         expected = float(p) * after_lock + (1 - float(p)) * values.fail_points
         figures["expected_points"] = round(expected, 3)
-        reason = f"no set showing: {_percent(p)} that this re-roll makes one instead of failing"
+        reason = f"no set showing: {percent_words(p)} that this re-roll makes one instead of failing"
         key = (-expected, 0, -float(p), False)
     return figures, reason, key
 
@@ -1039,7 +1035,7 @@ def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: i
             points, total = values.reroll(n - size, sets, faces, roll_no)
             points -= size * token
             figures.update(expected_points=round(points, 3), expected_total=round(total, 3))
-            reason = f"{_percent(odds[faces])} to lock another set; worth {_points(points)} points against {against}"
+            reason = f"{percent_words(odds[faces])} to lock another set; worth {_points(points)} points against {against}"
             if size:
                 reason += f", spending {size} freeze token{'s' * (size > 1)} worth {_points(size * token)}"
             if earns:
@@ -1047,7 +1043,7 @@ def _reroll_advice(values: TurnValues, sets: int, roll: tuple[Die, ...], most: i
             key = (-points, -total, -float(odds[faces]), False)
         else:
             figures.update(expected_points=None, expected_total=None)
-            reason = f"{_percent(odds[faces])} to lock another set (weaker freeze choice)"
+            reason = f"{percent_words(odds[faces])} to lock another set (weaker freeze choice)"
             key = (float("inf"), 0, -float(odds[faces]), False)
         for move in group:
             text = reroll_text(n, move.get("freeze") or ())

@@ -937,8 +937,8 @@ def _suggest_flip(adviser: _Adviser, move: Move, text: str) -> tuple:
     gain = 0.5 if model.previous else protect + model.stage.ice_cream_ability - model.token
     figures = {"expected_points": round(now + gain, 3), "flip_gain": round(gain, 3),
                "freeze_tokens_after": adviser.tokens - 1}
-    reason = (f"safe from spoilage (worth {_points(protect)}) and gives '{ABILITY_TEXT[tile.ability]}' once per "
-              f"turn (worth {_points(model.stage.ice_cream_ability)}), for a freeze token worth {_points(model.token)}")
+    reason = (f"safe from spoilage, {ABILITY_TEXT[tile.ability]} once a turn: worth "
+              f"{_points(protect + model.stage.ice_cream_ability)} for a token worth {_points(model.token)}")
     return (-(now + gain), 0, 0, False, text), move, text, figures, reason
 
 

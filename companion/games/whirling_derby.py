@@ -1000,13 +1000,15 @@ class Plan:
     """The best split of a player's dice in hand over their cards that the planner found:
     ``now`` dice the best complete card gives away (on ``best_card``), ``ready`` dice on the
     other complete cards (they can go next turn), ``can_act`` whether any card, a reassign
-    side included, is complete, and ``loose`` dice left on incomplete cards."""
+    side included, is complete, ``loose`` dice left on incomplete cards, and ``adds`` the
+    values of the hand it puts on each card (pairs of card index and values)."""
 
     now: int
     best_card: int | None
     ready: int
     can_act: bool
     loose: int
+    adds: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def key(self, on_turn: bool) -> tuple:
         if on_turn:
@@ -1029,7 +1031,7 @@ def _best_plan(layout: tuple, hand: tuple[int, ...], on_turn: bool, four: bool) 
     best_key, best = None, None
     for order in permutations(layout) if hand else (layout,):
         left = list(hand)
-        gives, can_act, loose = [], False, 0
+        gives, can_act, loose, placed = [], False, 0, []
         for i, side, values in order:
             adds = best_additions(side, values, tuple(left), four)
             if adds is None:
@@ -1038,13 +1040,14 @@ def _best_plan(layout: tuple, hand: tuple[int, ...], on_turn: bool, four: bool) 
             for value in adds:
                 left.remove(value)
             can_act = True
+            placed.append((i, adds))
             if side.action != "reassign":
                 gives.append((len(values) + len(adds), i))
         now, card = max(gives, default=(0, None))
         ready = sum(count for count, _ in gives) - now
         key = (now, can_act, ready, -loose) if on_turn else (now + ready, can_act, -loose)
         if best_key is None or key > best_key:
-            best_key, best = key, Plan(now, card, ready, can_act, loose)
+            best_key, best = key, Plan(now, card, ready, can_act, loose, tuple(placed))
     return best
 
 

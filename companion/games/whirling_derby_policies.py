@@ -3,7 +3,7 @@
 
 - ``random``: any legal move, uniformly.
 - ``greedy``: re-rolls the Stove (or, when it is empty, the card with the fewest dice),
-  places every die where the card it completes now gives away the most dice, activates the
+  places its dice as the planner's best split (the most dice given away now), activates the
   card giving away the most, hands out and gives in the first legal order, never reassigns.
 - ``previous``: the advice as it was before issue 20, kept to measure the new one against:
   it plans a hand over the cards (:func:`companion.games.whirling_derby._best_plan`),
@@ -24,14 +24,72 @@ Policy = Callable[[DerbySim, SimState, random.Random], tuple]
 
 PREVIOUS_SAMPLES = 16
 """Sample rolls the previous advice planned per re-roll choice."""
+CACHE_LIMIT = 200_000
+"""Entries a planning memo keeps before it starts again (memory stays bounded)."""
+
+
+def layout(sim: DerbySim, board: tuple) -> tuple:
+    """The cards that can be activated, as the planner takes them: (index, side, values)."""
+    cards = sim.cards
+    return tuple((i, cards[i].sides[board[i][0]], values_of(board[i][1])) for i in sim.flipping)
 
 
 def plan(sim: DerbySim, board: tuple, hand: tuple[int, ...], on_turn: bool = True) -> Plan:
     """The planner's best split of ``hand`` (dice) over ``board`` (see ``_best_plan``)."""
-    cards = sim.cards
-    layout = tuple((i, cards[i].sides[side], values_of(dice)) for i, (side, dice) in enumerate(board)
-                   if cards[i].flips)
-    return _best_plan(layout, tuple(sorted(d >> 3 for d in hand)), on_turn, sim.four)
+    return _best_plan(layout(sim, board), tuple(sorted(d >> 3 for d in hand)), on_turn, sim.four)
+
+
+def remember(memo: dict, key, value):
+    if len(memo) > CACHE_LIMIT:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
+class Placer:
+    """Places a whole hand as one plan says, one die per call: the first call plans the
+    hand and queues every placement, the next calls (the same hand, one die fewer) read
+    the queue.  ``colours(seat, card, dice)`` orders equal-valued dice for a card."""
+
+    def __init__(self, colours: Callable[[int, int | None, list[int]], list[int]] | None = None) -> None:
+        self.queue: dict = {}
+        self.colours = colours
+
+    def move(self, sim: DerbySim, state: SimState) -> tuple:
+        seat = state.actor
+        key = (seat, state.boards[seat], state.pending)
+        queued = self.queue.get(key)
+        if queued is None:
+            self._plan(sim, state)
+            queued = self.queue[key]
+        return queued
+
+    def _plan(self, sim: DerbySim, state: SimState) -> None:
+        seat, board, hand = state.actor, state.boards[state.actor], list(state.pending)
+        found = plan(sim, board, state.pending, state.stage == "assign")
+        stove = next(i for i, c in enumerate(sim.cards) if not c.flips)
+        order = []
+        for card, values in found.adds:
+            for value in values:
+                same = [d for d in hand if d >> 3 == value]
+                if self.colours is not None and len(same) > 1:
+                    same = self.colours(seat, card if card == found.best_card else None, same)
+                hand.remove(same[0])
+                order.append((same[0], card))
+        order += [(d, stove) for d in hand]
+        pending = state.pending
+        if len(self.queue) > CACHE_LIMIT:
+            self.queue.clear()
+        for d, card in order:
+            self.queue[(seat, board, pending)] = ("place", d, card)
+            side, dice = board[card]
+            board = board[:card] + ((side, tuple(sorted(dice + (d,)))),) + board[card + 1:]
+            pending = _drop(pending, d)
+
+
+def _drop(dice: tuple[int, ...], d: int) -> tuple[int, ...]:
+    i = dice.index(d)
+    return dice[:i] + dice[i + 1:]
 
 
 def _with_die(board: tuple, card: int, d: int) -> tuple:
@@ -39,8 +97,19 @@ def _with_die(board: tuple, card: int, d: int) -> tuple:
     return board[:card] + ((side, tuple(sorted(dice + (d,)))),) + board[card + 1:]
 
 
+def reroll_candidates(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, tuple[int, ...], int]:
+    """What a re-roll leaves: the board after it, the colours rolled, the Stove dice kept."""
+    after = sim.apply(state, move)
+    board = after.boards[state.actor]
+    stove = sum(len(board[i][1]) for i in range(sim.card_count) if not sim.cards[i].flips)
+    return board, after.reroll, stove
+
+
 def random_policy(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
     return rng.choice(sim.legal_moves(state))
+
+
+_GREEDY_PLACER = Placer()
 
 
 def greedy(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
@@ -52,19 +121,22 @@ def greedy(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
             return ("reroll_card", stove)
         return min((m for m in moves if m[0] == "reroll_card"), key=lambda m: len(board[m[1]][1]))
     if stage in PLACING:
-        def now(move: tuple) -> int:
-            rest = list(state.pending)
-            rest.remove(move[1])
-            return plan(sim, _with_die(board, move[2], move[1]), tuple(rest)).now
-        return max(moves, key=now)
+        return _GREEDY_PLACER.move(sim, state)
     if stage == "activate" and moves[0][0] == "activate":
         return max(moves, key=lambda m: (sim.side(state, state.actor, m[1]).action != "reassign",
                                          len(board[m[1]][1])))
     return moves[0]
 
 
+_PREVIOUS_PLACER = Placer()
+_PREVIOUS_OUTLOOK: dict = {}
+
+
 def previous(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
-    """The advice before issue 20: the first of the best-rated legal moves."""
+    """The advice before issue 20: the first of the best-rated legal moves.  Its hands are
+    placed as its plan says (the move it rated first has that plan's rating)."""
+    if state.stage in PLACING:
+        return _PREVIOUS_PLACER.move(sim, state)
     moves = sim.legal_moves(state)
     if len(moves) == 1:
         return moves[0]
@@ -87,15 +159,18 @@ def _previous_place(sim, state, move, rng):
 
 
 def _previous_reroll(sim, state, move, rng):
-    after = sim.apply(state, move)
-    board = after.boards[state.actor]
-    now = ready = 0
-    randint = rng.randint
-    for _ in range(PREVIOUS_SAMPLES):
-        hand = tuple(randint(1, 6) * 8 + c for c in after.reroll)
-        found = plan(sim, board, hand)
-        now, ready = now + found.now, ready + found.ready
-    return round((now + ready / 2) / PREVIOUS_SAMPLES, 6), len(after.reroll)
+    """Dice given away now plus half those ready, over 16 sample rolls (one sample set per
+    board and number of dice rolled, remembered)."""
+    board, rolled, _ = reroll_candidates(sim, state, move)
+    key = (layout(sim, board), len(rolled))
+    found = _PREVIOUS_OUTLOOK.get(key)
+    if found is None:
+        now = ready = 0
+        for _ in range(PREVIOUS_SAMPLES):
+            sample = plan(sim, board, tuple(rng.randint(1, 6) * 8 for _ in rolled))
+            now, ready = now + sample.now, ready + sample.ready
+        found = remember(_PREVIOUS_OUTLOOK, key, round((now + ready / 2) / PREVIOUS_SAMPLES, 6))
+    return found, len(rolled)
 
 
 def _previous_activate(sim, state, move, rng):

@@ -1,0 +1,152 @@
+"""Whirling Derby's advice, over the compact simulator's states.
+
+It looks past the dice this turn gives away:
+
+- a re-roll is rated by the chance that it ends the game at once (every die on one card
+  that is then activated), the dice the best card could give away, and those left ready
+  for the next turn; each card's outlook for a number of dice rolled is sampled once and
+  remembered (:func:`card_outlook`);
+- a die handed to another player may come back: a die of your own colour never can (it
+  would bounce to the Compost), any other may when that player hands out the card it
+  lands on.  Handing out, the advice weighs how much the die helps the player (and how
+  close they are to winning) and the share of their next hand-out that reaches you
+  (:func:`comes_back`); giving two dice, it burdens the player closest to winning;
+- a hand is placed as one plan (the most dice given away now, then those ready), with
+  your own colour on the card you activate, so that what leaves you cannot come back.
+
+:func:`policy` is the tournament player; :func:`rate` rates one legal move with the figures
+the engine's suggestions show (:func:`companion.games.whirling_derby.advise`).
+"""
+from __future__ import annotations
+
+import random
+from companion.games.whirling_derby_policies import (
+    Placer, _previous_lift, _previous_set_side, _with_die, layout, plan, remember, reroll_candidates)
+from companion.games.whirling_derby_sim import NEUTRAL, PLACING, DerbySim, SimState, values_of
+
+OUTLOOK_SAMPLES = 16
+"""Sample rolls behind a re-roll's outlook (more: steadier, slower the first time)."""
+WIN_WEIGHT = 12.0
+"""A re-roll's chance to end the game now, in dice given away."""
+READY_WEIGHT = 0.5
+"""A die on a second complete card, ready for the next turn, against one given away now."""
+RETURN_WEIGHT = 1.0
+"""A handed-out die's chance to come back, in dice (1: it comes back for sure)."""
+
+
+_OUTLOOKS: dict = {}
+
+
+def reroll_outlook(sim: DerbySim, board: tuple, rolled: int, stove_kept: int) -> tuple[float, float, float]:
+    """Expected dice given away now, ready for the next turn, and the chance to win now
+    (every die on the card activated), for ``rolled`` dice rolled onto ``board``: the
+    planner's best split of sample rolls, seeded by the position and remembered."""
+    cards = layout(sim, board)
+    key = (cards, rolled)
+    found = _OUTLOOKS.get(key)
+    if found is None:
+        rng = random.Random(f"{[(i, s.key, v) for i, s, v in cards]}|{rolled}")
+        held = sum(len(v) for _, _, v in cards) + rolled
+        now = ready = wins = 0
+        for _ in range(OUTLOOK_SAMPLES):
+            sample = plan(sim, board, tuple(rng.randint(1, 6) * 8 for _ in range(rolled)))
+            now, ready, wins = now + sample.now, ready + sample.ready, wins + (sample.now == held)
+        found = remember(_OUTLOOKS, key, (now / OUTLOOK_SAMPLES, ready / OUTLOOK_SAMPLES, wins / OUTLOOK_SAMPLES))
+    now, ready, wins = found
+    return now, ready, 0.0 if stove_kept else wins
+
+
+def comes_back(sim: DerbySim, state: SimState, d: int, target: int) -> tuple[int, float]:
+    """How much die ``d`` handed to ``target`` helps them (dice added to their best card)
+    and its chance to come back to the turn player on their next hand-out."""
+    board = state.boards[target]
+    before = plan(sim, board, ()).now
+    grown = max((plan(sim, _with_die(board, i, d), ()).now for i in range(sim.card_count)
+                 if sim.fits(sim.side(state, target, i), values_of(board[i][1]), d >> 3)), default=before)
+    helps = grown - before
+    if d & 7 == state.turn_seat:
+        return helps, 0.0
+    size = max(grown, 2)
+    offset = (state.turn_seat - target) % sim.players
+    reaching = len(range(offset, size, sim.players))      # hand-out steps 1.. size-1 that land on you
+    return helps, reaching / size * (1.0 if helps > 0 else 0.3)
+
+
+def _colour_rank(state: SimState, d: int) -> int:
+    """Your own colour first, then neutral dice, then other players' colours."""
+    colour = d & 7
+    return 2 if colour == state.turn_seat else 1 if colour == NEUTRAL else 0
+
+
+def _own_first(seat: int, card: int | None, dice: list[int]) -> list[int]:
+    return sorted(dice, key=lambda d: d & 7 != seat) if card is not None else sorted(dice, key=lambda d: d & 7 == seat)
+
+
+_PLACER = Placer(_own_first)
+
+
+def rate(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, dict]:
+    """The advice's rating of one legal move (higher is better) and its figures."""
+    kind, seat = move[0], state.actor
+    if kind in ("reroll_card", "reroll_colour"):
+        board, rolled, stove = reroll_candidates(sim, state, move)
+        now, ready, win = reroll_outlook(sim, board, len(rolled), stove)
+        value = now + READY_WEIGHT * ready + WIN_WEIGHT * win
+        return (round(value, 6), len(rolled)), {"expected_give_now": round(now, 2), "expected_give_next": round(ready, 2),
+                                                "win_chance": round(win, 3), "rolled": len(rolled)}
+    if kind == "place":
+        _, d, card = move
+        rest = list(state.pending)
+        rest.remove(d)
+        on_turn = state.stage == "assign"
+        found = plan(sim, _with_die(state.boards[seat], card, d), tuple(rest), on_turn)
+        chosen = _PLACER.move(sim, state) == move
+        return (*found.key(on_turn), chosen), {"give_now": found.now if on_turn else 0,
+                                              "give_next": found.ready if on_turn else found.now + found.ready}
+    if kind == "activate":
+        card = move[1]
+        board = state.boards[seat]
+        side = sim.side(state, seat, card)
+        given = len(board[card][1]) if side.action in ("distribute", "give") else 0
+        wins = given > 0 and given == sim.dice_on_cards(state, seat)
+        own = sum(d & 7 == seat for d in board[card][1]) if given else 0
+        waiting = sum(len(board[i][1]) for i in sim.flipping if i != card)
+        return (wins, given, own, waiting), {"give_now": given, "give_next": waiting, "wins": wins}
+    if kind == "hand":
+        d, target = move[1], sim.target(state)
+        if target is None:
+            return (1, -_colour_rank(state, d), 0.0), {"to": None}
+        if d & 7 == target:
+            return (0, 0, 0.0), {"to": target, "bounces": True}
+        helps, back = comes_back(sim, state, d, target)
+        urgency = 1.0 + 4.0 / max(sim.dice_on_cards(state, target), 1)
+        cost = helps * urgency + RETURN_WEIGHT * back
+        return (1, -round(cost, 6), _colour_rank(state, d)), {"to": target, "helps_them": helps,
+                                                              "comes_back": round(back, 2)}
+    if kind == "give":
+        to = move[1]
+        kept = sum(d & 7 != to for d in state.outgoing)
+        left = sim.dice_on_cards(state, to)
+        return (kept, -left), {"received": kept, "their_dice": left}
+    if kind in ("keep_sides", "set_side"):
+        return _previous_set_side(sim, state, move, None), {}
+    if kind in ("lift", "done_lifting"):
+        return _previous_lift(sim, state, move, None), {}
+    return (0,), {}
+
+
+def policy(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
+    """The advice's move: the first of the best-rated legal moves (a hand: as one plan)."""
+    if state.stage in PLACING:
+        return _PLACER.move(sim, state)
+    moves = sim.legal_moves(state)
+    if len(moves) == 1:
+        return moves[0]
+    return max(moves, key=lambda m: rate(sim, state, m)[0])
+
+
+def forget() -> None:
+    """Empty the memos that grow with every position seen."""
+    _OUTLOOKS.clear()
+    _PLACER.queue.clear()
+

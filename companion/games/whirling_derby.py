@@ -974,8 +974,10 @@ class WhirlingDerby(Game):
         return state
 
     def forget_positions(self) -> None:
+        from companion.games.whirling_derby_advice import forget
         best_additions.cache_clear()
         _best_plan.cache_clear()
+        forget()
 
     def advise(self, state: GameState) -> list[Suggestion]:
         return advise(state)
@@ -991,9 +993,8 @@ class WhirlingDerby(Game):
 
 # -- advice -------------------------------------------------------------------------------
 
-REROLL_SAMPLES = 16
-"""Sample rolls the advice plans for each re-roll choice (more: steadier, slower)."""
-
+# The advice itself works on the compact simulator's states
+# (companion/games/whirling_derby_advice.py); here it is put in player words.
 
 @dataclass(frozen=True)
 class Plan:
@@ -1014,16 +1015,6 @@ class Plan:
         if on_turn:
             return self.now, self.can_act, self.ready, -self.loose
         return self.now + self.ready, self.can_act, -self.loose
-
-
-def _plan(state: DerbyState, board: tuple[Card, ...], hand: Sequence[Die], on_turn: bool = True) -> Plan:
-    """Fill the cards from ``hand`` one card after another, each as full as it can be
-    completed, trying every order of the cards; the rest of the hand goes to the Stove.
-    ``on_turn``: a card is activated this turn (else all complete cards count alike)."""
-    cards = state.rules.cards
-    layout = tuple((i, cards[i].sides[side], tuple(d.value for d in dice))
-                   for i, (side, dice) in enumerate(board) if cards[i].flips)
-    return _best_plan(layout, tuple(sorted(d.value for d in hand)), on_turn, state.rules.four_equal_is_two_pairs)
 
 
 @lru_cache(maxsize=1 << 15)
@@ -1055,128 +1046,89 @@ def _dice(count: int) -> str:
     return f"{count} die" if count == 1 else f"{count} dice"
 
 
-def _suggest(state: DerbyState, move: Move, key: tuple, advice: dict, reason: str) -> tuple[tuple, Suggestion]:
-    return key, Suggestion(move, state.describe(move), advice, reason)
+def _chance(p: float) -> str:
+    """A probability as a player reads it: never "100 %" unless it is certain."""
+    if 0.995 <= p < 1:
+        return "over 99 %"
+    if 0 < p < 0.005:
+        return "under 1 %"
+    return f"{p:.0%}".replace("%", " %")
 
 
-def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat, die = state.actor, _read_die(move["die"])
-    card = state.rules.card_index(move["card"])
-    side, dice = state.boards[seat][card]
-    board = state._with_card(seat, card, side, dice + (die,))[seat]
-    plan = _plan(state, board, _without(state.pending, die), state.stage == "assign")
-    target = state.rules.cards[plan.best_card].sides[board[plan.best_card][0]].title if plan.now else None
-    later = f"{_dice(plan.ready)} more in complete cards for next turn"
-    if state.stage == "assign":
-        reason = (f"{target} can give away {_dice(plan.now)} now" if target else
-                  "lets you activate a card to reset your sides" if plan.can_act else
-                  "no card can be activated this turn") + f"; {later}"
-        return _suggest(state, move, plan.key(True), {"give_now": plan.now, "give_next": plan.ready}, reason)
-    total = plan.now + plan.ready
-    reason = f"your cards could then give away {_dice(total)} on your next turn" + (
-        f", {target} the most" if target else "")
-    return _suggest(state, move, plan.key(False), {"give_now": 0, "give_next": total}, reason)
-
-
-def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    """Estimate each re-roll by planning REROLL_SAMPLES seeded sample rolls of its dice."""
-    seat = state.actor
-    after = state.apply(move)
-    rng = random.Random(f"{move}|{state.boards[seat]}")
-    now = ready = 0
-    for _ in range(REROLL_SAMPLES):
-        plan = _plan(state, after.boards[seat], [Die(rng.randint(1, 6), c) for c in after.reroll])
-        now, ready = now + plan.now, ready + plan.ready
-    now, ready = now / REROLL_SAMPLES, ready / REROLL_SAMPLES
-    reason = f"re-rolls {_dice(len(after.reroll))}: about {now:.1f} to give away now and {ready:.1f} ready " \
-        f"for next turn (over {REROLL_SAMPLES} sample rolls)"
-    return _suggest(state, move, (round(now + ready / 2, 6), len(after.reroll)),
-                    {"expected_give_now": round(now, 2), "expected_give_next": round(ready, 2),
-                     "rolled": len(after.reroll)}, reason)
-
-
-def _advise_activate(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat = state.turn_seat
-    card = state.rules.card_index(move["card"])
-    side = state.side(seat, card)
-    given = len(state.boards[seat][card][1]) if side.action in ("distribute", "give") else 0
-    waiting = sum(len(dice) for i, (_, dice) in enumerate(state.boards[seat]) if i != card and state.rules.cards[i].flips)
-    reason = f"gives away {_dice(given)} now" if given else "gives nothing away now, but lets you set up your cards"
-    return _suggest(state, move, (given, waiting), {"give_now": given, "give_next": waiting}, reason)
-
-
-def _advise_hand(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    die, target, mine = _read_die(move["die"]), state.target(), state.colour_of(state.turn_seat)
-    neutral = die.colour not in state.rules.colours[:len(state.players)]
-    if target is None:
-        rank = 1 if die.colour == mine else 2 if neutral else 3
-        reason = {1: "your own colour is better handed out: it can never come back to you",
-                  2: "a neutral die", 3: "composts another player's colour, keeping yours to hand out"}[rank]
-        return _suggest(state, move, (rank, 0), {"to": "Compost"}, reason)
-    if die.colour == state.colour_of(target):
-        return _suggest(state, move, (0, 0), {"to": "Compost"}, "bounces to the Compost: nothing else is left")
-    board = state.boards[target]
-    before = _plan(state, board, ()).now
-    helps = max(_plan(state, state._with_card(target, i, side, dice + (die,))[target], ()).now
-                for i, (side, dice) in enumerate(board) if state.can_place(target, i, die) is None) - before
-    rank = 3 if die.colour == mine else 2 if neutral else 1
-    kind = {3: "your own colour can never come back to you", 2: "a neutral die", 1: "another player's colour"}[rank]
-    effect = f"it could add {helps} to their best card" if helps > 0 else f"it does not help {state.players[target]}"
-    return _suggest(state, move, (rank, -helps), {"to": state.players[target], "helps_them": helps},
-                    f"{kind}; {effect}")
-
-
-def _advise_give(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat = state.seat_of(move["to"])
-    kept = sum(d.colour != state.colour_of(seat) for d in state.outgoing)
-    left = state.dice_on_cards(seat)
-    reason = f"{move['to']} keeps {kept} of the dice and has {left} dice on their cards"
-    return _suggest(state, move, (kept, -left), {"received": kept, "their_dice": left}, reason)
-
-
-def _advise_set_side(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat, board, pending = state.actor, state.boards[state.actor], state.pending
-    if move.kind == "set_side":
-        card = state.rules.card_index(move["card"])
-        side = [s.key for s in state.rules.cards[card].sides].index(move["side"])
-        pending = pending + board[card][1]
-        board = state._with_card(seat, card, side, ())[seat]
-    plan = _plan(state, board, pending, on_turn=False)
-    total = plan.now + plan.ready
-    reason = f"your dice in hand could then complete cards giving away {_dice(total)} next turn"
-    return _suggest(state, move, (*plan.key(False), move.kind == "keep_sides"), {"give_next": total}, reason)
-
-
-def _advise_lift(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    if move.kind == "done_lifting":
-        return _suggest(state, move, (1,), {}, "keep the other dice where they are")
-    seat, card, die = state.actor, state.rules.card_index(move["card"]), _read_die(move["die"])
-    four = state.rules.four_equal_is_two_pairs
-    if state.rules.cards[card].flips:
-        return _suggest(state, move, (0,), {}, "moves a die that already sits on a card")
-    for i, (side_index, dice) in enumerate(state.boards[seat]):
-        side = state.rules.cards[i].sides[side_index]
-        values = tuple(d.value for d in dice)
-        grown = tuple(sorted(values + (die.value,)))
-        if dice and side.action != "none" and state.can_place(seat, i, die) is None \
-                and best_activation(side, grown, (), four) > best_activation(side, values, (), four):
-            return _suggest(state, move, (2,), {}, f"it would grow your {side.title} without a re-roll")
-    return _suggest(state, move, (0,), {}, "it fits no card better than the Stove")
-
-
-_ADVISERS = {"place": _advise_place, "reroll": _advise_reroll, "activate": _advise_activate, "hand": _advise_hand,
-             "give": _advise_give, "set_side": _advise_set_side, "keep_sides": _advise_set_side,
-             "lift": _advise_lift, "done_lifting": _advise_lift}
+def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
+    """The figures of the advice's rating of ``move`` for the table, and its reason."""
+    kind, seat = move.kind, state.actor
+    if kind == "reroll":
+        reason = (f"re-rolls {_dice(figures['rolled'])}: about {figures['expected_give_now']:.1f} to give away now "
+                  f"and {figures['expected_give_next']:.1f} ready for next turn")
+        if figures["win_chance"]:
+            reason += f"; {_chance(figures['win_chance'])} chance to clear your cards this turn"
+        return figures, reason
+    if kind == "place":
+        card = figures.pop("best_card")
+        target = state.side(seat, card).title if card is not None else None
+        if state.stage == "assign":
+            now = (f"{target} can give away {_dice(figures['give_now'])} now" if figures["give_now"] else
+                   "lets you activate a card to reset your sides" if figures["can_act"] else
+                   "no card can be activated this turn")
+            return figures, f"{now}; {_dice(figures['give_next'])} more in complete cards for next turn"
+        best = figures["best_next"]
+        reason = (f"your {target} could then give away {_dice(best)} on your next turn" if best else
+                  "no card could give dice away on your next turn")
+        waiting = figures["give_next"] - best
+        return figures, reason + (f"; {_dice(waiting)} more wait on other complete cards" if waiting else "")
+    if kind == "activate":
+        given = figures["give_now"]
+        if figures["wins"]:
+            return figures, f"gives away your last {_dice(given)}: you win"
+        return figures, f"gives away {_dice(given)} now" if given else "gives nothing away now, but lets you set up your cards"
+    if kind == "hand":
+        die, target = _read_die(move["die"]), state.target()
+        mine, neutral = state.colour_of(state.turn_seat), die.colour not in state.rules.colours[:len(state.players)]
+        if target is None:
+            reason = ("your own colour is better handed out: it can never come back to you" if die.colour == mine else
+                      "a neutral die" if neutral else "composts another player's colour, keeping yours to hand out")
+            return {"to": "Compost"}, reason
+        name = state.players[target]
+        if figures.get("bounces"):
+            return {"to": "Compost"}, "bounces to the Compost: nothing else is left"
+        kind_words = ("your own colour can never come back to you" if die.colour == mine else
+                      "a neutral die" if neutral else "another player's colour")
+        helps = figures["helps_them"]
+        effect = f"it could add {helps} to their best card" if helps > 0 else f"it does not help {name}"
+        back = figures["comes_back"]
+        returns = f"; they may hand it back to you ({_chance(back)})" if back >= 0.005 else ""
+        return {**figures, "to": name}, f"{kind_words}; {effect}{returns}"
+    if kind == "give":
+        return {**figures, "to": move["to"]}, (f"{move['to']} keeps {figures['received']} of the dice and has "
+                                               f"{_dice(figures['their_dice'])} on their cards")
+    if kind in ("set_side", "keep_sides"):
+        return figures, (f"your dice in hand could then complete cards giving away {_dice(figures['give_next'])} "
+                         f"next turn")
+    if kind == "done_lifting":
+        return figures, "keep the other dice where they are"
+    return figures, {2: "it would grow one of your cards without a re-roll",
+                     1: "keep the other dice where they are"}.get(figures["rank"], "it fits no card better than where it is")
 
 
 def advise(state: DerbyState) -> list[Suggestion]:
-    """Every legal move, best first (stable: equal moves keep their legal-move order)."""
+    """Every legal move, best first (stable: equal moves keep their legal-move order), rated
+    by :func:`companion.games.whirling_derby_advice.rate` on the simulator's copy of ``state``."""
+    from companion.games.whirling_derby_advice import rate
+    from companion.games.whirling_derby_sim import Bridge
+
     if state.is_terminal() or state.dice_to_roll() is not None:
         return []
     moves = state.legal_moves()
     if [m.kind for m in moves] == ["end_turn"]:
         return [Suggestion(moves[0], state.describe(moves[0]), {}, "no card is complete")]
-    ranked = [_ADVISERS[m.kind](state, m) for m in moves]
+    bridge = Bridge(state)
+    mirror = bridge.state(state)
+    ranked = []
+    for move in moves:
+        key, figures = rate(bridge.sim, mirror, bridge.move(move))
+        figures, reason = _reason(state, move, dict(figures))
+        ranked.append((key, Suggestion(move, state.describe(move), figures, reason)))
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     return [suggestion for _, suggestion in ranked]
 

@@ -101,8 +101,10 @@ def rate(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, dict]:
         on_turn = state.stage == "assign"
         found = plan(sim, _with_die(state.boards[seat], card, d), tuple(rest), on_turn)
         chosen = _PLACER.move(sim, state) == move
-        return (*found.key(on_turn), chosen), {"give_now": found.now if on_turn else 0,
-                                              "give_next": found.ready if on_turn else found.now + found.ready}
+        figures = {"give_now": found.now, "give_next": found.ready, "can_act": found.can_act,
+                   "best_card": found.best_card} if on_turn else \
+            {"give_now": 0, "give_next": found.now + found.ready, "best_next": found.now, "best_card": found.best_card}
+        return (*found.key(on_turn), chosen), figures
     if kind == "activate":
         card = move[1]
         board = state.boards[seat]
@@ -129,9 +131,11 @@ def rate(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, dict]:
         left = sim.dice_on_cards(state, to)
         return (kept, -left), {"received": kept, "their_dice": left}
     if kind in ("keep_sides", "set_side"):
-        return _previous_set_side(sim, state, move, None), {}
+        key = _previous_set_side(sim, state, move, None)
+        return key, {"give_next": key[0]}
     if kind in ("lift", "done_lifting"):
-        return _previous_lift(sim, state, move, None), {}
+        key = _previous_lift(sim, state, move, None)
+        return key, {"rank": key[0]}
     return (0,), {}
 
 

@@ -24,7 +24,6 @@ fewest dice on their cards wins it.
 from __future__ import annotations
 
 import json
-import random
 import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence

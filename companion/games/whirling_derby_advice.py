@@ -20,12 +20,19 @@ the engine's suggestions show (:func:`companion.games.whirling_derby.advise`).
 from __future__ import annotations
 
 import random
+
 from companion.games.whirling_derby_policies import (
-    Placer, _previous_lift, _previous_set_side, _with_die, layout, plan, remember, reroll_candidates)
+    _OUTLOOKS,
+    Placer,
+    _previous_lift,
+    _previous_set_side,
+    _with_die,
+    plan,
+    reroll_candidates,
+    sampled_outlook,
+)
 from companion.games.whirling_derby_sim import NEUTRAL, PLACING, DerbySim, SimState, values_of
 
-OUTLOOK_SAMPLES = 16
-"""Sample rolls behind a re-roll's outlook (more: steadier, slower the first time)."""
 WIN_WEIGHT = 12.0
 """A re-roll's chance to end the game now, in dice given away."""
 READY_WEIGHT = 0.5
@@ -34,26 +41,12 @@ RETURN_WEIGHT = 1.0
 """A handed-out die's chance to come back, in dice (1: it comes back for sure)."""
 
 
-_OUTLOOKS: dict = {}
-
-
 def reroll_outlook(sim: DerbySim, board: tuple, rolled: int, stove_kept: int) -> tuple[float, float, float]:
     """Expected dice given away now, ready for the next turn, and the chance to win now
-    (every die on the card activated), for ``rolled`` dice rolled onto ``board``: the
-    planner's best split of sample rolls, seeded by the position and remembered."""
-    cards = layout(sim, board)
-    key = (cards, rolled)
-    found = _OUTLOOKS.get(key)
-    if found is None:
-        rng = random.Random(f"{[(i, s.key, v) for i, s, v in cards]}|{rolled}")
-        held = sum(len(v) for _, _, v in cards) + rolled
-        now = ready = wins = 0
-        for _ in range(OUTLOOK_SAMPLES):
-            sample = plan(sim, board, tuple(rng.randint(1, 6) * 8 for _ in range(rolled)))
-            now, ready, wins = now + sample.now, ready + sample.ready, wins + (sample.now == held)
-        found = remember(_OUTLOOKS, key, (now / OUTLOOK_SAMPLES, ready / OUTLOOK_SAMPLES, wins / OUTLOOK_SAMPLES))
-    now, ready, wins = found
-    return now, ready, 0.0 if stove_kept else wins
+    (every die on the card activated, none left on the Stove) for ``rolled`` dice rolled
+    onto ``board``."""
+    now, ready, cleared = sampled_outlook(sim, board, rolled)
+    return now, ready, 0.0 if stove_kept else cleared
 
 
 def comes_back(sim: DerbySim, state: SimState, d: int, target: int) -> tuple[int, float]:

@@ -129,7 +129,7 @@ def greedy(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
 
 
 _PREVIOUS_PLACER = Placer()
-_PREVIOUS_OUTLOOK: dict = {}
+_OUTLOOKS: dict = {}
 
 
 def previous(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
@@ -158,19 +158,29 @@ def _previous_place(sim, state, move, rng):
     return plan(sim, board, tuple(rest), on_turn).key(on_turn)
 
 
-def _previous_reroll(sim, state, move, rng):
-    """Dice given away now plus half those ready, over 16 sample rolls (one sample set per
-    board and number of dice rolled, remembered)."""
-    board, rolled, _ = reroll_candidates(sim, state, move)
-    key = (layout(sim, board), len(rolled))
-    found = _PREVIOUS_OUTLOOK.get(key)
+def sampled_outlook(sim: DerbySim, board: tuple, rolled: int) -> tuple[float, float, float]:
+    """For ``rolled`` dice rolled onto ``board``: over 16 sample rolls (seeded by the
+    position, remembered), the planner's mean dice given away now, ready for next turn, and
+    how often every die on the cards goes on the card activated."""
+    cards = layout(sim, board)
+    key = (cards, rolled)
+    found = _OUTLOOKS.get(key)
     if found is None:
-        now = ready = 0
+        rng = random.Random(f"{[(i, side.key, values) for i, side, values in cards]}|{rolled}")
+        held = sum(len(values) for _, _, values in cards) + rolled
+        now = ready = cleared = 0
         for _ in range(PREVIOUS_SAMPLES):
-            sample = plan(sim, board, tuple(rng.randint(1, 6) * 8 for _ in rolled))
-            now, ready = now + sample.now, ready + sample.ready
-        found = remember(_PREVIOUS_OUTLOOK, key, round((now + ready / 2) / PREVIOUS_SAMPLES, 6))
-    return found, len(rolled)
+            sample = plan(sim, board, tuple(rng.randint(1, 6) * 8 for _ in range(rolled)))
+            now, ready, cleared = now + sample.now, ready + sample.ready, cleared + (sample.now == held)
+        found = remember(_OUTLOOKS, key, (now / PREVIOUS_SAMPLES, ready / PREVIOUS_SAMPLES, cleared / PREVIOUS_SAMPLES))
+    return found
+
+
+def _previous_reroll(sim, state, move, rng):
+    """Dice given away now plus half those ready, over 16 sample rolls."""
+    board, rolled, _ = reroll_candidates(sim, state, move)
+    now, ready, _ = sampled_outlook(sim, board, len(rolled))
+    return round(now + ready / 2, 6), len(rolled)
 
 
 def _previous_activate(sim, state, move, rng):

@@ -155,7 +155,7 @@ class DerbySim:
         return sum(len(dice) for _, dice in state.boards[seat])
 
     def activatable(self, state: SimState) -> list[int]:
-        seat, board = state.turn_seat, state.boards[state.turn_seat]
+        board = state.boards[state.turn_seat]
         return [i for i in range(self.card_count)
                 if self.complete(self.cards[i].sides[board[i][0]], values_of(board[i][1]))]
 

@@ -1111,9 +1111,11 @@ def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
 
 
 def advise(state: DerbyState) -> list[Suggestion]:
-    """Every legal move, best first (stable: equal moves keep their legal-move order), rated
-    by :func:`companion.games.whirling_derby_advice.rate` on the simulator's copy of ``state``."""
-    from companion.games.whirling_derby_advice import rate
+    """Every legal move, best first: the move the tournaments' player
+    (:func:`companion.games.whirling_derby_advice.policy`) makes on the simulator's copy of
+    ``state``, then the others as :func:`~companion.games.whirling_derby_advice.rate` rates
+    them (equal ones in legal-move order)."""
+    from companion.games.whirling_derby_advice import policy, rate
     from companion.games.whirling_derby_sim import Bridge
 
     if state.is_terminal() or state.dice_to_roll() is not None:
@@ -1123,11 +1125,12 @@ def advise(state: DerbyState) -> list[Suggestion]:
         return [Suggestion(moves[0], state.describe(moves[0]), {}, "no card is complete")]
     bridge = Bridge(state)
     mirror = bridge.state(state)
+    chosen = bridge.engine_move(policy(bridge.sim, mirror, None))
     ranked = []
     for move in moves:
         key, figures = rate(bridge.sim, mirror, bridge.move(move))
         figures, reason = _reason(state, move, dict(figures))
-        ranked.append((key, Suggestion(move, state.describe(move), figures, reason)))
+        ranked.append(((move == chosen, key), Suggestion(move, state.describe(move), figures, reason)))
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     return [suggestion for _, suggestion in ranked]
 

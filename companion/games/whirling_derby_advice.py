@@ -132,7 +132,7 @@ def rate(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, dict]:
     return (0,), {}
 
 
-def policy(sim: DerbySim, state: SimState, rng: random.Random) -> tuple:
+def policy(sim: DerbySim, state: SimState, rng: random.Random | None = None) -> tuple:
     """The advice's move: the first of the best-rated legal moves (a hand: as one plan)."""
     if state.stage in PLACING:
         return _PLACER.move(sim, state)

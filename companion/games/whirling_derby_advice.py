@@ -20,6 +20,7 @@ the engine's suggestions show (:func:`companion.games.whirling_derby.advise`).
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from companion.games.whirling_derby_policies import (
     _OUTLOOKS,
@@ -27,7 +28,9 @@ from companion.games.whirling_derby_policies import (
     _previous_lift,
     _previous_set_side,
     _with_die,
+    layout,
     plan,
+    remember,
     reroll_candidates,
     sampled_outlook,
 )
@@ -41,11 +44,43 @@ RETURN_WEIGHT = 1.0
 """A handed-out die's chance to come back, in dice (1: it comes back for sure)."""
 
 
+EXACT_UP_TO = 3
+"""Re-rolls of at most this many dice are rated over every possible roll; larger ones over
+the samples of :func:`~companion.games.whirling_derby_policies.sampled_outlook`."""
+_EXACT: dict = {}
+
+
+@lru_cache(maxsize=None)
+def _rolls(count: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every roll of ``count`` dice as sorted values, with its probability."""
+    rolls = [((), 1.0)]
+    for _ in range(count):
+        rolls = [(values + (v,), p / 6) for values, p in rolls for v in range(1, 7)]
+    merged: dict = {}
+    for values, p in rolls:
+        key = tuple(sorted(values))
+        merged[key] = merged.get(key, 0.0) + p
+    return tuple(merged.items())
+
+
 def reroll_outlook(sim: DerbySim, board: tuple, rolled: int, stove_kept: int) -> tuple[float, float, float]:
     """Expected dice given away now, ready for the next turn, and the chance to win now
     (every die on the card activated, none left on the Stove) for ``rolled`` dice rolled
-    onto ``board``."""
-    now, ready, cleared = sampled_outlook(sim, board, rolled)
+    onto ``board``: exact for small re-rolls, sampled for larger ones."""
+    if rolled > EXACT_UP_TO:
+        now, ready, cleared = sampled_outlook(sim, board, rolled)
+    else:
+        key = (layout(sim, board), rolled)
+        found = _EXACT.get(key)
+        if found is None:
+            held = sum(len(dice) for _, dice in board) - sum(
+                len(board[i][1]) for i in range(sim.card_count) if i not in sim.flipping) + rolled
+            now = ready = cleared = 0.0
+            for values, p in _rolls(rolled):
+                sample = plan(sim, board, tuple(v * 8 for v in values))
+                now, ready, cleared = now + p * sample.now, ready + p * sample.ready, cleared + p * (sample.now == held)
+            found = remember(_EXACT, key, (now, ready, cleared))
+        now, ready, cleared = found
     return now, ready, 0.0 if stove_kept else cleared
 
 
@@ -145,5 +180,6 @@ def policy(sim: DerbySim, state: SimState, rng: random.Random | None = None) -> 
 def forget() -> None:
     """Empty the memos that grow with every position seen."""
     _OUTLOOKS.clear()
+    _EXACT.clear()
     _PLACER.queue.clear()
 

@@ -20,7 +20,7 @@ the engine's suggestions show (:func:`companion.games.whirling_derby.advise`).
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 from companion.games.whirling_derby_policies import (
     _OUTLOOKS,
@@ -50,7 +50,7 @@ the samples of :func:`~companion.games.whirling_derby_policies.sampled_outlook`.
 _EXACT: dict = {}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rolls(count: int) -> tuple[tuple[tuple[int, ...], float], ...]:
     """Every roll of ``count`` dice as sorted values, with its probability."""
     rolls = [((), 1.0)]

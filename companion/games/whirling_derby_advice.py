@@ -40,6 +40,8 @@ WIN_WEIGHT = 12.0
 """A re-roll's chance to end the game now, in dice given away."""
 READY_WEIGHT = 0.5
 """A die on a second complete card, ready for the next turn, against one given away now."""
+LOOK_AHEAD = 1.0
+"""The next turn's best re-roll rating, when choosing the card to activate, against a die given now."""
 RETURN_WEIGHT = 1.0
 """A handed-out die's chance to come back, in dice (1: it comes back for sure)."""
 
@@ -82,6 +84,20 @@ def reroll_outlook(sim: DerbySim, board: tuple, rolled: int, stove_kept: int) ->
             found = remember(_EXACT, key, (now, ready, cleared))
         now, ready, cleared = found
     return now, ready, 0.0 if stove_kept else cleared
+
+
+def next_turn(sim: DerbySim, board: tuple) -> float:
+    """The rating of the best re-roll of one card that ``board`` offers its owner next turn (dice given
+    away now, ready, the chance to win; dice received in between left out)."""
+    stove = next(i for i, c in enumerate(sim.cards) if not c.flips)
+    best = 0.0
+    for i, (side, dice) in enumerate(board):
+        if dice:
+            after = board[:i] + ((side, ()),) + board[i + 1:]
+            kept = 0 if i == stove else len(board[stove][1])
+            now, ready, win = reroll_outlook(sim, after, len(dice), kept)
+            best = max(best, now + READY_WEIGHT * ready + WIN_WEIGHT * win)
+    return best
 
 
 def comes_back(sim: DerbySim, state: SimState, d: int, target: int) -> tuple[int, float]:
@@ -139,9 +155,14 @@ def rate(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, dict]:
         side = sim.side(state, seat, card)
         given = len(board[card][1]) if side.action in ("distribute", "give") else 0
         wins = given > 0 and given == sim.dice_on_cards(state, seat)
-        own = sum(d & 7 == seat for d in board[card][1]) if given else 0
         waiting = sum(len(board[i][1]) for i in sim.flipping if i != card)
-        return (wins, given, own, waiting), {"give_now": given, "give_next": waiting, "wins": wins}
+        if wins or not given:
+            return (wins, given, 0.0, waiting), {"give_now": given, "give_next": waiting, "wins": wins}
+        flipped = (board[card][0] + 1) % len(sim.cards[card].sides)
+        after = board[:card] + ((flipped, ()),) + board[card + 1:]
+        later = next_turn(sim, after)
+        return (False, round(given + LOOK_AHEAD * later, 6), given, waiting), \
+            {"give_now": given, "give_next": waiting, "wins": False, "next_turn": round(later, 2)}
     if kind == "hand":
         d, target = move[1], sim.target(state)
         if target is None:

@@ -15,7 +15,7 @@ from companion.games.whirling_derby_sim import simulator
 from companion.simulate import simulate
 
 
-def derby_games_per_second(games: int = 1000, seed: int = 0, player_counts: Sequence[int] = (2, 3, 4),
+def derby_games_per_second(games: int = 500, seed: int = 0, player_counts: Sequence[int] = (2, 3, 4),
                            engine_games: int = 20) -> dict:
     """Per player count: ``games`` simulator games (the advice's memos empty at the start),
     their games per second and how they ended (won outright, stalemate, turn cap), and

@@ -1018,10 +1018,26 @@ class Plan:
 
 @lru_cache(maxsize=1 << 15)
 def _best_plan(layout: tuple, hand: tuple[int, ...], on_turn: bool, four: bool) -> Plan:
+    """Fill the cards of ``layout`` from ``hand`` one card after another, each as full as it
+    can be completed, trying every order of the cards; the rest of the hand goes to the Stove.
+    A card that takes nothing from the whole hand takes nothing from part of it either, so
+    only the orders of the cards that take dice are tried."""
+    fixed_gives, fixed_placed, fixed_act, fixed_loose, active = [], [], False, 0, []
+    for i, side, values in layout:
+        adds = best_additions(side, values, hand, four)
+        if adds is None:
+            fixed_loose += len(values)
+        elif adds and hand:
+            active.append((i, side, values))
+        else:
+            fixed_act = True
+            fixed_placed.append((i, ()))
+            if side.action != "reassign":
+                fixed_gives.append((len(values), i))
     best_key, best = None, None
-    for order in permutations(layout) if hand else (layout,):
+    for order in permutations(active):
         left = list(hand)
-        gives, can_act, loose, placed = [], False, 0, []
+        gives, can_act, loose, placed = list(fixed_gives), fixed_act, fixed_loose, list(fixed_placed)
         for i, side, values in order:
             adds = best_additions(side, values, tuple(left), four)
             if adds is None:

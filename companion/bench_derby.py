@@ -16,10 +16,12 @@ from companion.simulate import simulate
 
 
 def derby_games_per_second(games: int = 500, seed: int = 0, player_counts: Sequence[int] = (2, 3, 4),
-                           engine_games: int = 20) -> dict:
+                           engine_games: int | None = None) -> dict:
     """Per player count: ``games`` simulator games (the advice's memos empty at the start),
     their games per second and how they ended (won outright, stalemate, turn cap), and
-    the games per second of ``engine_games`` games on the rules engine."""
+    the games per second of ``engine_games`` games on the rules engine (default: as many
+    as ``games``, at most 20)."""
+    engine_games = min(games, 20) if engine_games is None else engine_games
     figures = {}
     for count in player_counts:
         sim = simulator(load_rules(), count)

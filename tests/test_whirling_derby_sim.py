@@ -57,7 +57,7 @@ def play_both(seed, players, options=None):
 def test_engine_and_simulator_agree_move_for_move_on_random_games(players):
     share = GAMES // 3 + (players - 2 < GAMES % 3)
     for seed in range(share):
-        play_both(seed * 3 + players, players, {"turn_cap": 60})
+        play_both(seed * 3 + players, players, {"turn_cap": 30})
 
 
 def test_they_agree_with_other_card_data_too(tmp_path):

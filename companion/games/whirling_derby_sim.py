@@ -40,8 +40,17 @@ def colour_of(d: int) -> int:
     return d & 7
 
 
+_VALUES: dict = {}
+
+
 def values_of(dice: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(d >> 3 for d in dice)
+    """The values of sorted dice (remembered: the same few tuples come back all the time)."""
+    values = _VALUES.get(dice)
+    if values is None:
+        if len(_VALUES) > 100_000:
+            _VALUES.clear()
+        values = _VALUES[dice] = tuple(d >> 3 for d in dice)
+    return values
 
 
 class SimState(NamedTuple):

@@ -9,7 +9,8 @@ cd "$(dirname "$0")"
 action=${1:-start}
 [ $# -gt 0 ] && shift
 
-on_pi() { grep -qi 'raspberry pi' /proc/device-tree/model 2>/dev/null; }
+# PI_EMULATION=1: an emulated arm64 Bookworm system (scripts/pi/emulate.sh) set up as a Pi would be
+on_pi() { [ "${PI_EMULATION:-}" = 1 ] || grep -qi 'raspberry pi' /proc/device-tree/model 2>/dev/null; }
 
 apt_packages=(python3 python3-venv python3-pip python3-dev
               libgl1 libegl1 libgles2 libmtdev1 libgl1-mesa-dri xclip xsel)
@@ -23,9 +24,25 @@ for pkg in "${apt_packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-    echo "dev.sh: installing ${missing[*]}"
     "${sudo_cmd[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    available=()
+    for pkg in "${missing[@]}"; do
+        if apt-cache show "$pkg" >/dev/null 2>&1; then
+            available+=("$pkg")
+        else   # some exist only in Raspberry Pi OS's own archive: go on with what there is
+            case "$pkg" in
+                *camera*) lost="the Pi camera (the USB, replay and simulated cameras work)" ;;
+                *lgpio*) lost="lgpio (gpiozero uses another pin library)" ;;
+                *) lost="what it brings" ;;
+            esac
+            echo "dev.sh: $pkg is not in this system's package archive; going on without $lost"
+        fi
+    done
+    if [ ${#available[@]} -gt 0 ]; then
+        echo "dev.sh: installing ${available[*]}"
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+            "${available[@]}" >/dev/null
+    fi
 fi
 
 python=python3

@@ -24,7 +24,7 @@ from companion.limits import MAX_DICE_PER_ROLL, MAX_DIE_TOKEN_LENGTH, check_play
 
 __all__ = [
     "Alert", "DiceRequest", "Die", "Game", "GameState", "Move", "Option", "Suggestion",
-    "dice_to_json", "parse_dice",
+    "dice_to_json", "parse_dice", "percent_words", "roll_words",
 ]
 
 
@@ -80,6 +80,32 @@ def parse_dice(text: str) -> tuple[Die, ...]:
 
 def dice_to_json(dice: Iterable[Die]) -> list[dict]:
     return [d.to_json() for d in dice]
+
+
+def roll_words(dice: Iterable[Die]) -> str:
+    """A roll as a player reads it, the values grouped by colour in the order the colours first
+    appear: "white 6 4 5, yellow 4" (dice without a colour are given by value alone)."""
+    groups: dict[str | None, list[str]] = {}
+    for die in dice:
+        groups.setdefault(die.colour, []).append(str(die.value))
+    return ", ".join(" ".join(values) if colour is None else f"{colour} {' '.join(values)}"
+                     for colour, values in groups.items())
+
+
+CERTAIN = 1e-9
+"""How close to 0 or 1 a computed chance must be to be said as impossible or certain."""
+
+
+def percent_words(chance: float) -> str:
+    """A chance in per cent as a player reads it: whole per cent, but never "100 %" for what may
+    fail nor "0 %" for what may happen ("over 99 %", "under 1 %")."""
+    chance = float(chance)
+    if chance >= 1 - CERTAIN:
+        return "100 %"
+    if chance <= CERTAIN:
+        return "0 %"
+    shown = round(100 * chance)
+    return "over 99 %" if shown >= 100 else "under 1 %" if shown <= 0 else f"{shown} %"
 
 
 def _freeze(value: Any) -> Any:
@@ -224,6 +250,29 @@ class DiceRequest:
         counts = Counter(c or "of any colour" for c in self.colours)
         return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
 
+    def colour_bare_dice(self, dice: Sequence[Die], alike: Iterable[str] = ()) -> tuple[Die, ...]:
+        """``dice`` with a colour for every die given without one, where it is certain which dice
+        they are: the colours the named dice leave over are all one colour, or all among ``alike``
+        (colours the rules treat the same, filled in request order).  Otherwise a one-line RuleError
+        says which colours to name.  Dice of a colourless slot stay as they are."""
+        dice = tuple(dice)
+        self.check(dice)
+        if all(d.colour is not None for d in dice) or None in self.colours:
+            return dice
+        left = list((Counter(self.colours) - Counter(d.colour for d in dice if d.colour)).elements())
+        left.sort(key=self.colours.index)
+        kinds, alike = set(left), set(alike)
+        if len(kinds) > 1 and not kinds <= alike:
+            plain = max(kinds, key=left.count)
+            others = {c: left.count(c) for c in left if c != plain and not {c, plain} <= alike}
+            need = " and ".join(f"the {c} die" if n == 1 else f"the {n} {c} dice" for c, n in others.items())
+            count = sum(others.values())
+            raise RuleError("dice colours", f"which {'die is' if count == 1 else 'dice are'} {' and '.join(others)}? "
+                            f"Give {need} {'its' if count == 1 else 'their'} colour (typed as colour:value, e.g. "
+                            f"{next(iter(others))}:4); dice without a colour are taken as {plain}")
+        fill = iter(left)
+        return tuple(d if d.colour is not None else Die(d.value, next(fill)) for d in dice)
+
     def draw(self, rng: random.Random) -> tuple[Die, ...]:
         """A seeded random roll of exactly these dice."""
         return tuple(Die(rng.randint(1, 6), colour) for colour in self.colours)
@@ -305,6 +354,14 @@ class GameState(ABC):
             raise RuleError("turn order", f"it is {self.current_player}'s turn, not {actor}'s")
         return self._apply(move.without("player"))
 
+    def colour_roll(self, dice: Sequence[Die]) -> tuple[Die, ...]:
+        """The dice a person gives for the roll due now (typed, or read and checked on screen),
+        with the colours the game can be sure of filled in; a one-line RuleError when a die
+        without a colour could be one of several colours that play differently.  The game's
+        rules (:meth:`apply_roll`) take bare dice in request order; games whose dice play
+        differently by colour override this to ask instead of guessing."""
+        return tuple(dice)
+
     def legal_moves_for(self, dice: Sequence[Die]) -> list[Move]:
         """The legal moves after rolling ``dice`` at this chance node."""
         return self.apply_roll(dice).legal_moves()
@@ -368,6 +425,9 @@ class Game(ABC):
     dice_colours: tuple[str, ...] | None = None
     """The colours of the game's dice, when the box fixes them: the reader then names only these
     (None: any colour of the palette)."""
+    readings: tuple[Mapping[str, str], ...] = ()
+    """Where the rule text is silent or unclear, the reading the rules follow: ``topic``,
+    ``reading`` and, when an option changes it, ``option`` (kept in the game's TOML data)."""
 
     def score_words(self, score: int) -> str:
         """A score as players say it ("42 points"; a game counting money says "$42")."""
@@ -442,10 +502,15 @@ class Game(ABC):
 
     def describe(self) -> dict:
         """The game's rules data for displays and ``companion games``."""
-        return {
+        info = {
             "name": self.name,
             "title": self.title,
             "players": [self.min_players, self.max_players],
             "options": [{"name": o.name, "default": o.default, "description": o.description,
                          **({"choices": list(o.choices)} if o.choices else {})} for o in self.options],
         }
+        if self.readings:
+            info["readings"] = [dict(r) for r in self.readings]
+            info["notes"] = [f"our reading, {r['topic']}: {r['reading']}"
+                             + (f" (option {r['option']})" if r.get("option") else "") for r in self.readings]
+        return info

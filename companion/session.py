@@ -1,8 +1,10 @@
 """Games in progress as an append-only event log in SQLite.
 
 A session is a list of events: ``created`` (game, players, resolved options, seed),
-then ``roll``, ``move``, ``undo``, ``redo`` and ``finished``.  Nothing is ever
-updated or deleted (triggers refuse it).  The current state is rebuilt by replaying
+then ``roll``, ``move``, ``undo``, ``redo`` and ``finished``.  A roll corrected afterwards
+(:meth:`Session.correct_die`) is a ``roll`` event naming the roll it corrects (``corrects``),
+played on the state before that roll; undoing it brings back the roll as first given.
+Nothing is ever updated or deleted (triggers refuse it).  The current state is rebuilt by replaying
 the log through the rules engine from ``game.new_game``; an action is checked by the
 engine first and written only if legal, so a rejected roll or move leaves no trace.
 
@@ -50,7 +52,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from companion.engine import Die, GameState, Move, dice_to_json, parse_dice
+from companion.engine import Die, GameState, Move, dice_to_json, parse_dice, roll_words
 from companion.errors import RuleError, UserError
 from companion.games import get_game
 from companion.paths import data_dir
@@ -551,7 +553,7 @@ class Session:
         """Apply one logged event; ``next_state`` is the engine's result when already known."""
         try:
             if event.kind in ACTION_KINDS:
-                self._states.append(next_state or self._next_state(self.state, event))
+                self._states.append(next_state or self._next_state(event))
                 self._applied.append(event)
                 self._redo.clear()
             elif event.kind == "undo":
@@ -559,18 +561,31 @@ class Session:
                 self._redo.append(self._applied.pop())
             elif event.kind == "redo":
                 action = self._redo.pop()
-                self._states.append(next_state or self._next_state(self.state, action))
+                self._states.append(next_state or self._next_state(action))
                 self._applied.append(action)
         except (IndexError, KeyError, TypeError, ValueError, RuleError, UserError) as exc:
             raise UserError(f"session {self.id} in {self.store.path} does not replay with these rules "
                             f"(event {event.seq}: {exc}); it was left untouched, start a new game instead") from exc
         self._events.append(event)
 
-    @staticmethod
-    def _next_state(state: GameState, action: _Event) -> GameState:
+    def _next_state(self, action: _Event) -> GameState:
+        """The state ``action`` leads to from the current one (a corrected roll: from the state
+        before the roll it corrects)."""
         if action.kind == "roll":
-            return state.apply_roll([Die.from_json(d) for d in action.payload["dice"]])
-        return state.apply(Move.from_json(action.payload["move"]))
+            base = self._before_roll(action.payload.get("corrects"))
+            return base.apply_roll([Die.from_json(d) for d in action.payload["dice"]])
+        return self.state.apply(Move.from_json(action.payload["move"]))
+
+    def _before_roll(self, corrects: int | None) -> GameState:
+        """The state a roll is played on: the current one, or for a correction of the roll logged
+        as event ``corrects`` the state before that roll (every action since corrects it too)."""
+        if corrects is None:
+            return self.state
+        seqs = [event.seq for event in self._applied]
+        first = seqs.index(corrects)
+        if any(event.payload.get("corrects") != corrects for event in self._applied[first + 1:]):
+            raise ValueError(f"a correction of roll {corrects} after other actions")
+        return self._states[first]
 
     def _catch_up(self) -> int:
         """Replay events another process appended since this session last looked; how many there were."""
@@ -633,9 +648,13 @@ class Session:
         dice = parse_dice(dice) if isinstance(dice, str) else tuple(dice)
         if photo is not None and not isinstance(photo, (str, os.PathLike, bytes)):
             raise UserError(f"a photo is a file path or image bytes, not {type(photo).__name__}")
-        return self._act("roll", lambda state: state.apply_roll(dice), lambda state: {
-            "dice": dice_to_json(dice), "photo": self._photo_reference(photo),
-            "text": f"{state.current_player} rolled {' '.join(map(str, dice))}"})
+
+        def step(state: GameState) -> tuple[GameState, dict]:
+            named = state.colour_roll(dice)
+            return state.apply_roll(named), {
+                "dice": dice_to_json(named), "photo": self._photo_reference(photo),
+                "text": f"{state.current_player} rolled {roll_words(named)}"}
+        return self._act("roll", step)
 
     def random_roll(self) -> GameState:
         """Roll the requested dice with a generator seeded by the game seed and the event number."""
@@ -646,8 +665,43 @@ class Session:
     def play(self, move: Move | Mapping) -> GameState:
         """Play ``move`` (a Move or its JSON) for the current player."""
         move = move if isinstance(move, Move) else Move.from_json(move)
-        return self._act("move", lambda state: state.apply(move), lambda state: {
-            "move": move.to_json(), "text": state.describe(move)})
+        return self._act("move", lambda state: (state.apply(move), {
+            "move": move.to_json(), "text": state.describe(move)}))
+
+    def correct_die(self, was: Die | str, now: Die | str) -> GameState:
+        """Correct one die of the last roll, a misread or a typo: ``was`` names it as the roll
+        shows it (``"5"``, ``"yellow:4"``), ``now`` what it really shows (``"6"``; with a colour,
+        its colour too).  The whole roll is played again through the engine from the state
+        before it and logged as a ``roll`` event that names the roll it corrects; ``undo`` takes
+        the correction back.  Only while no move has been made since that roll."""
+        was_die, now_die = (_one_die(text) for text in (was, now))
+        with self.store._write_transaction():
+            self._catch_up()
+            last = self._applied[-1] if self._applied else None
+            if last is None or last.kind != "roll":
+                raise UserError("no roll to correct: the last action was a move (undo back to the roll first)"
+                                if last else "no roll to correct yet")
+            if self.state.is_terminal():
+                raise UserError("the game is over: undo first to correct the last roll")
+            dice = [Die.from_json(d) for d in last.payload["dice"]]
+            index = _find_die(dice, was_die)
+            old, new = dice[index], Die(now_die.value, now_die.colour or dice[index].colour)
+            if new == old:
+                raise UserError(f"the {_die_words(old)} already shows {old.value}: nothing to correct")
+            dice[index] = new
+            root = last.payload.get("corrects", last.seq)
+            before = self._before_roll(root)
+            named = before.colour_roll(dice)
+            next_state = before.apply_roll(named)
+            text = (f"{last.player}'s roll corrected: the {_die_words(old)} is a {_die_words(new)}; "
+                    f"{last.player} rolled {roll_words(named)}")
+            event = self.store._append(self.id, self._events[-1].seq + 1, "roll", last.player, {
+                "dice": dice_to_json(named), "photo": last.payload.get("photo"), "corrects": root, "text": text})
+            finish = self._finish_event(next_state, event.seq + 1)
+        self._replay(event, next_state)
+        if finish:
+            self._replay(finish)
+        return self.state
 
     def undo(self) -> GameState:
         """Step back one roll or move; the step can be redone until a new action is taken."""
@@ -668,7 +722,7 @@ class Session:
             if not self._redo:
                 raise UserError("nothing to redo")
             action = self._redo[-1]
-            next_state = self._next_state(self.state, action)
+            next_state = self._next_state(action)
             event = self.store._append(self.id, self._events[-1].seq + 1, "redo", action.player,
                                        {"redoes": action.seq, "text": f"redo: {action.payload['text']}"})
             finish = self._finish_event(next_state, event.seq + 1)
@@ -677,13 +731,13 @@ class Session:
             self._replay(finish)
         return self.state
 
-    def _act(self, kind: str, transition, describe) -> GameState:
+    def _act(self, kind: str, step) -> GameState:
+        """Log one action: ``step(state)`` gives the next state and the event's payload."""
         with self.store._write_transaction():
             self._catch_up()
             state = self.state
-            next_state = transition(state)  # RuleError here: the transaction is rolled back, nothing written
-            event = self.store._append(self.id, self._events[-1].seq + 1, kind, state.current_player,
-                                       describe(state))
+            next_state, payload = step(state)  # RuleError here: the transaction is rolled back, nothing written
+            event = self.store._append(self.id, self._events[-1].seq + 1, kind, state.current_player, payload)
             finish = self._finish_event(next_state, event.seq + 1)
         self._replay(event, next_state)
         if finish:
@@ -734,6 +788,33 @@ class Session:
         return out.getvalue()
 
 
+def _one_die(text: Die | str) -> Die:
+    if isinstance(text, Die):
+        return text
+    dice = parse_dice(str(text))
+    if len(dice) != 1:
+        raise UserError(f"name one die, e.g. 5 or yellow:4, not {str(text)[:20]!r}")
+    return dice[0]
+
+
+def _die_words(die: Die) -> str:
+    return f"{die.colour} {die.value}" if die.colour else str(die.value)
+
+
+def _find_die(dice: Sequence[Die], wanted: Die) -> int:
+    """The index in ``dice`` of the die ``wanted`` names (a bare value: a die of any colour
+    showing it, as long as those dice are all one colour); UserError otherwise."""
+    found = [i for i, d in enumerate(dice) if d.value == wanted.value and wanted.colour in (None, d.colour)]
+    if not found:
+        raise UserError(f"the last roll ({roll_words(dice)}) has no {_die_words(wanted)}")
+    colours = sorted({dice[i].colour or "" for i in found})
+    if len(colours) > 1:
+        choices = " or ".join(f"{c}:{wanted.value}" for c in colours if c)
+        raise UserError(f"which {wanted.value}? the last roll has {wanted.value}s of {len(colours)} colours: "
+                        f"write {choices}")
+    return found[0]
+
+
 def replay_export(data: Mapping) -> GameState:
     """Rebuild the state an :meth:`Session.export_json` document describes, through the engine."""
     if not isinstance(data, Mapping) or data.get("format") != EXPORT_FORMAT:
@@ -758,7 +839,9 @@ def replay_export(data: Mapping) -> GameState:
             else:
                 continue
             if event["kind"] == "roll":
-                states.append(states[-1].apply_roll([Die.from_json(d) for d in event["dice"]]))
+                corrects = event.get("corrects")   # a corrected roll is played on the state before that roll
+                base = states[-1] if corrects is None else states[[e["seq"] for e in applied].index(corrects)]
+                states.append(base.apply_roll([Die.from_json(d) for d in event["dice"]]))
             else:
                 states.append(states[-1].apply(Move.from_json(event["move"])))
             applied.append(event)

@@ -14,7 +14,7 @@ def run_json(capsys, *argv):
 
 
 def test_suggest_lists_every_lock_and_nothing_else(capsys):
-    out = run_json(capsys, "suggest", "--game", "dairyman", "--dice", "6 4 5 5 3 2 1 4", "--json")
+    out = run_json(capsys, "suggest", "--game", "dairyman", "--dice", "6 4 5 5 3 2 1 yellow:4", "--json")
     roll = [Die(d["value"], d["colour"]) for d in out["roll"]]
     expected = {tuple(sorted(tuple(sorted(f"{c}:{v}" for c, v in s)) for s in lock)) for lock in brute_locks(roll)}
     listed = [tuple(sorted(tuple(sorted(s)) for s in m["move"]["sets"])) for m in out["moves"]]
@@ -26,7 +26,7 @@ def test_suggest_lists_every_lock_and_nothing_else(capsys):
 
 
 def test_suggest_on_a_failing_roll_says_what_it_costs(capsys):
-    out = run_json(capsys, "suggest", "--game", "dairyman", "--dice", "1 1 1 2 3 3 3 1", "--json")
+    out = run_json(capsys, "suggest", "--game", "dairyman", "--dice", "1 1 1 2 3 3 3 yellow:1", "--json")
     assert [m["move"] for m in out["moves"]] == [{"kind": "fail"}]
     assert "backorder" in out["moves"][0]["text"] and "-5" in out["moves"][0]["text"]
     assert any(a["kind"] == "roll_failed" for a in out["alerts"])

@@ -79,7 +79,7 @@ def test_play_in_text_mode_rolls_a_named_die_and_says_where_it_goes(monkeypatch,
     out = play(monkeypatch, capsys, tmp_path, ["move 1", "move 1", "roll blue:5", "roll white:3", "roll pink:2",
                                                "roll random", "moves", "move 1", "state"])
     lines = out.out.splitlines()
-    assert any(line.startswith("ok 3 Ann rolled blue:5") for line in lines)
+    assert any(line.startswith("ok 3 Ann rolled blue 5") for line in lines)
     assert "alert info: the blue die goes to the orange baron (place 1 of its line), turned to 2" in lines
     errors = out.err.splitlines()
     assert len(errors) == 2 and "on the castle" in errors[0] and "not a DYCE die" in errors[1]

@@ -58,7 +58,7 @@ def _seed_workspace(root: Path) -> None:
     os.environ.update(env)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            script = "roll 6 4 5 5 3 2 1 4\nmove 1\n"
+            script = "roll 6 4 5 5 3 2 1 yellow:4\nmove 1\n"
             _run(["play", "--game", "dairyman", "--players", "Ann,Bob", "--seed", "3", "--db",
                   str(root / "games.sqlite3")], stdin=script)
     finally:

@@ -66,3 +66,21 @@ def test_every_rotation_is_written(tmp_path, rotation):
     cfg.read(tmp_path / "config.ini")
     assert cfg["graphics"]["rotation"] == rotation
     assert list(cfg["input"]) == ["touchscreen"]
+
+
+def test_the_installer_refuses_a_machine_that_is_not_a_pi_and_changes_nothing(tmp_path):
+    if Path("/proc/device-tree/model").exists() or os.environ.get("PI_EMULATION"):
+        pytest.skip("on a Raspberry Pi (or its emulation) this would really install")
+    for args in ([], ["--uninstall"]):
+        result = subprocess.run(["bash", str(PI / "install.sh"), *args], capture_output=True, text=True,
+                                timeout=30, check=False)
+        assert result.returncode == 2 and "not a Raspberry Pi" in result.stderr
+    assert not Path("/etc/systemd/system/dice-companion.service").exists()
+
+
+def test_the_pi_scripts_parse_and_the_emulation_names_its_actions():
+    for script in ("install.sh", "check_install.sh", "emulate.sh"):
+        assert subprocess.run(["bash", "-n", str(PI / script)], check=False).returncode == 0, script
+    result = subprocess.run(["bash", str(PI / "emulate.sh"), "nonsense"], capture_output=True, text=True,
+                            timeout=30, check=False)
+    assert result.returncode == 2 and "test|start|install|all" in result.stderr

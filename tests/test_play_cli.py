@@ -298,7 +298,7 @@ def test_history_export_and_stats_commands(db, toy_game, capsys, tmp_path):
     assert main(["history", "--db", str(db)]) == 0   # default: the game played last
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "session 3: Toy race for Ann, Bob (unfinished)"
-    assert out[-1].endswith(f"Ann rolled white:4 red:2 [photo sha256:{hashlib.sha256(b'frame').hexdigest()}]")
+    assert out[-1].endswith(f"Ann rolled white 4, red 2 [photo sha256:{hashlib.sha256(b'frame').hexdigest()}]")
 
     assert main(["history", "--session", "1", "--json", "--db", str(db)]) == 0
     history = json.loads(capsys.readouterr().out)

@@ -62,7 +62,7 @@ def test_a_die_with_thousands_of_digits_is_refused_by_suggest_and_play(tmp_path)
     assert_refused(companion(tmp_path, "suggest", "--game", "dairyman", "--dice", f"{HUGE} 2 3 4 5 6 1 2"),
                    "at most 32 characters")
     played = companion(tmp_path, "play", "--game", "dairyman", "--players", "Ann,Bob",
-                       stdin=f"roll {HUGE} 2 3 4 5 6 1 2\nroll 6 4 5 5 3 2 1 4\nmove {HUGE}\nquit\n")
+                       stdin=f"roll {HUGE} 2 3 4 5 6 1 2\nroll 6 4 5 5 3 2 1 yellow:4\nmove {HUGE}\nquit\n")
     assert "Traceback" not in played.stderr and "unexpected error" not in played.stderr
     refusals = [line for line in played.stderr.splitlines() if line.startswith("companion: ")]
     assert any("at most 32 characters" in line for line in refusals), played.stderr

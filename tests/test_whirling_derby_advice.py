@@ -1,6 +1,6 @@
 """Whirling Derby's advice: a re-roll's chance to clear your cards, a winning activation
 said as such, a die handed out weighed by how much it helps and whether it may come back,
-the next turn's one card, and the app giving exactly the advice the tournaments measure."""
+the app giving exactly the advice the tournaments measure."""
 import random
 from dataclasses import replace
 
@@ -83,15 +83,6 @@ def test_a_die_of_your_own_colour_never_comes_back_another_may():
         assert comes_back(bridge.sim, mirror, own, 1) == (2, 0.0)
         helps, back = comes_back(bridge.sim, mirror, other, 1)
         assert helps == 2 and (back > 0) == reaches
-
-
-def test_placing_a_given_die_promises_one_card_next_turn_not_every_card():
-    """Two complete cards of 4 dice: one turn activates one card, so 4 dice, not 8."""
-    state = position(stage="receive", actor=0, turn_seat=1, pending="blue:6",
-                     boards={0: {"run": "red:3 red:4 red:5 red:6", "kind": "red:1 red:1 red:1 red:1"}})
-    reason = top(state).reason
-    assert "give away 4 dice on your next turn" in reason and "8" not in reason
-    assert "4 dice more wait on other complete cards" in reason
 
 
 def test_the_app_gives_the_advice_the_tournaments_measure():

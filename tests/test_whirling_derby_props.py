@@ -129,7 +129,12 @@ def test_any_camera_reading_of_the_right_count_is_accepted_or_refused_in_one_lin
         return
     assert rolled.dice_by_colour() == rolled.starting_totals()
     unsure = sum(c not in ("blue", "white") for _, c in reading)
-    assert len([a for a in rolled.alerts() if a.kind == "confirm_colour"]) == unsure
+    flags = [a for a in rolled.alerts() if a.kind == "confirm_colour"]
+    assert len(flags) == (1 if unsure else 0)      # one line for the whole roll, however many dice
+    if unsure:
+        colours = {c for _, c in reading}
+        assert ("purple" in flags[0].message) == ("purple" in colours)
+        assert ("not read" in flags[0].message) == (None in colours)
 
 
 def test_advised_games_end_with_one_winner_and_conserve_dice():

@@ -15,6 +15,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.togglebutton import ToggleButton
 
+from companion.engine import percent_words
 from ui.board_panels import panel_for
 from ui.game_panels import resources
 from ui.keypad import RollKeypad
@@ -29,7 +30,7 @@ def format_figure(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.0%}" if 0 <= value <= 1 else f"{value:.1f}"
+        return percent_words(value) if 0 <= value <= 1 else f"{value:.1f}"
     return str(value)
 
 

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import cv2
 
-from companion.bench_soak import open_descriptors, tree_memory_kb
+from companion.bench_soak import child_pids, open_descriptors, process_memory_kb, tree_memory_kb
+from vision import reader as reader_module
 
 SOAK_MINUTES = 60.0
 """Length of the app soak."""
@@ -161,10 +162,15 @@ def peak_memory_full_hd(seconds: float = PEAK_SECONDS, frames: int = 6) -> dict:
                 app._changed()
                 peak_pss = max(peak_pss, tree_memory_kb(os.getpid())["Pss"])
             memory = tree_memory_kb(os.getpid())
+            peaks = [process_memory_kb(pid).get("VmHWM", 0) for pid in child_pids(os.getpid())]
+            app_peak = process_memory_kb(os.getpid()).get("VmHWM", 0)
             frame_shape = app.grabber.frame.shape if app.grabber.frame is not None else None
         finally:
             app.stop()
     return {"seconds": seconds, "frame": list(frame_shape[1::-1]) if frame_shape else None, "readings": readings,
             "peak_pss_mb_app_and_reader": round(peak_pss / 1024, 1),
             "peak_rss_mb_app_and_reader": round(memory["VmHWM"] / 1024, 1),
+            "peak_rss_mb_app": round(app_peak / 1024, 1),
+            "peak_rss_mb_reader": round(max(peaks, default=0) / 1024, 1),
+            "networks_loaded_in_app": len(reader_module._nets),
             "pss_mb_at_end": round(memory["Pss"] / 1024, 1)}

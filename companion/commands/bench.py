@@ -18,6 +18,8 @@ SUBJECTS = {
     "calibration": [("calibration.bench", "run_all")],
     "ui": [("ui.bench", "bench_ui")],
     "soak": [("companion.bench_soak", "soak_watch"), ("ui.soak", "peak_memory_full_hd"), ("ui.soak", "soak_app")],
+    "pi": [("companion.bench_pi", "reader_cost"), ("companion.bench_pi", "watch_memory"),
+           ("companion.bench_pi", "app_memory")],
 }
 LONG_SUBJECTS = ("soak",)
 """Subjects that take over an hour: run only when named, never by ``all``."""

@@ -1,8 +1,9 @@
 """``companion play``: a text front end for a game at the table, one command per line.
 
 Commands are read from stdin (a person typing, or a script): ``roll 6 4 5 5``,
-``roll random``, ``moves``, ``move N``, ``move {json}``, ``undo``, ``redo``,
-``state``, ``history``, ``help``, ``quit``.  Every roll or move is saved before it
+``roll random``, ``correct DIE VALUE`` (one die of the last roll was misread or mistyped),
+``moves``, ``move N``, ``move {json}``, ``undo``, ``redo``, ``state``, ``history``, ``help``,
+``quit``.  Every roll or move is saved before it
 is acknowledged with a line starting ``ok``; an error is one line on stderr and the
 game goes on.  On start the last unfinished game is resumed unless ``--new`` is given.
 
@@ -23,10 +24,11 @@ from companion.limits import parse_json
 from companion.session import Session, SessionStore
 
 DESCRIPTION = ("Play a game at the table in text mode. Commands, one per line on stdin: roll DICE (e.g. "
-               "roll 6 4 5 5 or roll white:6 yellow:2), roll random, moves, move N, move {json}, undo, redo, "
-               "state, history, help, quit. Each roll or move is saved before its 'ok' line is printed. "
-               "The last unfinished game is resumed unless --new is given.")
-HELP = ("commands: roll DICE | roll random | moves | move N | move {json} | undo | redo | "
+               "roll 6 4 5 5 or roll white:6 yellow:2; name the colour of a die whose colour matters), "
+               "roll random, correct DIE VALUE (e.g. correct 5 6: the 5 of the last roll is a 6), moves, "
+               "move N, move {json}, undo, redo, state, history, help, quit. Each roll or move is saved "
+               "before its 'ok' line is printed. The last unfinished game is resumed unless --new is given.")
+HELP = ("commands: roll DICE | roll random | correct DIE VALUE | moves | move N | move {json} | undo | redo | "
         "state | history | help | quit")
 
 
@@ -119,6 +121,13 @@ def _handle(line: str, session: Session) -> bool:
             session.random_roll()
         else:
             session.roll(rest)
+        _acknowledge(session)
+    elif command == "correct":
+        parts = rest.split()
+        if len(parts) != 2:
+            raise UserError("write `correct DIE VALUE`, e.g. `correct 5 6` (the 5 of the last roll is a 6) "
+                            "or `correct yellow:4 3`")
+        session.correct_die(*parts)
         _acknowledge(session)
     elif command == "moves":
         for number, suggestion in enumerate(_suggestions(session), 1):

@@ -6,6 +6,9 @@ line on stderr.
 """
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from companion.errors import UserError
 from companion.games import get_game
 from companion.session import SessionStore, check_player_names
@@ -20,6 +23,9 @@ def register(sub) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of new games' shuffles (default: random)")
     parser.add_argument("--fullscreen", action="store_true", help="fill the screen (the Pi's touchscreen)")
     parser.add_argument("--db", help="session database file (default: sessions.sqlite3 in the data directory)")
+    parser.add_argument("--self-test", metavar="PNG",
+                        help="check the install: play one roll with the simulated camera in a game and settings of "
+                             "its own, save a screenshot to PNG, close, and say whether it passed")
     parser.set_defaults(func=run)
 
 
@@ -36,12 +42,16 @@ def run(args) -> int:
         if game is None:
             raise UserError("--players needs --game")
         players = list(check_player_names(game, players))
+    if args.self_test:
+        check_self_test(args, camera)
     try:
         import kivy  # noqa: F401  (only to give a clear message when it is missing)
     except ImportError:
         raise UserError("the app needs Kivy: pip install 'dice-companion[ui]'") from None
     from ui.window import configure_window
 
+    if args.self_test:
+        return run_self_test(args, game, players, camera)
     store = SessionStore(args.db)
     configure_window(fullscreen=args.fullscreen)
     from ui.app import CompanionApp
@@ -49,3 +59,36 @@ def run(args) -> int:
     CompanionApp(camera=camera, game=game.name if game else None, players=players, store=store,
                  seed=args.seed).run()
     return 0
+
+
+def check_self_test(args, camera: str | None) -> None:
+    """The self-test's options, checked before any window opens."""
+    if args.db:
+        raise UserError("--self-test plays in a database of its own: leave out --db")
+    if Path(args.self_test).suffix.lower() != ".png":
+        raise UserError(f"the self-test's screenshot must be a .png file, not {args.self_test}")
+    if camera not in (None, "sim"):
+        raise UserError("the self-test plays with the simulated camera: leave out --camera or use --camera sim")
+
+
+def run_self_test(args, game, players: list[str], camera: str | None) -> int:
+    """``--self-test PNG``: one roll end to end in a throw-away database and settings."""
+    screenshot = Path(args.self_test).resolve()
+    game = game or get_game("dairyman")
+    players = players or list(game.default_players())
+    from ui.window import configure_window
+
+    configure_window(fullscreen=args.fullscreen)
+    from ui.app import CompanionApp
+    from ui.preferences import Preferences
+    from ui.self_test import SelfTest
+
+    with tempfile.TemporaryDirectory(prefix="companion-self-test-") as scratch:
+        store = SessionStore(Path(scratch) / "sessions.sqlite3")
+        app = CompanionApp(camera="sim", store=store, preferences=Preferences(Path(scratch) / "settings.json"),
+                           seed=args.seed if args.seed is not None else 1)
+        test = SelfTest(app, screenshot, game.name, players)
+        app.bind(on_start=lambda *_: test.begin())
+        app.run()
+    print(test.verdict)
+    return 0 if test.passed else 1

@@ -13,18 +13,12 @@ from companion.limits import player_count, read_json_file
 def register(sub) -> None:
     parser = sub.add_parser("suggest", help="rank the legal moves for a roll")
     parser.add_argument("--game", required=True, help="game name (see `companion games`)")
-    parser.add_argument("--dice", help='the roll, e.g. "white:6 white:4 yellow:2 red:5" or "6 4 5 5 3 2 1 4"')
+    parser.add_argument("--dice", help='the roll, e.g. "white:6 white:4 yellow:2 red:5" or "6 4 5 5 3 2 1 yellow:4" '
+                        '(a die without a colour is white; name a die whose colour matters)')
     parser.add_argument("--state", type=Path, help="a state JSON file (as a game's to_json writes it); default: a new game")
     parser.add_argument("--players", help="for a new game: player names, comma separated, or a count")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
-
-
-def with_request_colours(dice: tuple[Die, ...], colours: tuple[str | None, ...]) -> tuple[Die, ...]:
-    """Dice typed without any colour take the requested colours in order (e.g. whites, then yellow, then reds)."""
-    if any(d.colour for d in dice) or len(dice) != len(colours):
-        return dice
-    return tuple(Die(d.value, c) for d, c in zip(dice, colours))
 
 
 def _load_state(game, path: Path):
@@ -50,7 +44,7 @@ def run(args) -> int:
     if args.dice is not None:
         if request is None:
             raise UserError(f"no roll is due now: {state.current_player} is in phase {state.phase!r}")
-        roll = with_request_colours(parse_dice(args.dice), request.colours)
+        roll = state.colour_roll(parse_dice(args.dice))
         state = state.apply_roll(roll)
     elif request is not None:
         raise UserError(f"give the roll with --dice: {request.player} rolls {request.count} dice ({request.describe()})")

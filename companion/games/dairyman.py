@@ -11,7 +11,8 @@ At any decision node of the turn the player may ``flip`` an own tile (cheese wit
 unlocked yellow die, ice cream with a freeze token); right after a roll, before
 locking, a flipped ice cream tile's re-roll ability may be used once (``ability``).
 Dice in moves are written ``colour:value`` (``"white:5"``); a bare value matches a
-white die first, then red, then yellow.
+white die first, then red, then yellow.  A roll a person gives (:meth:`DairymanState.colour_roll`)
+names the yellow die; its other dice may be bare values, white or red alike.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion
+from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion, percent_words
 from companion.errors import RuleError, UserError
 from companion.games import dairyman_advice as dice_math
 
@@ -88,7 +89,7 @@ die_text = dice_math.die_text
 def dice_words(die: Die) -> dict:
     """A die for the table: its colour, its value and how a player names it (white dice by value)."""
     return {"colour": die.colour, "value": die.value,
-            "text": str(die.value) if die.colour == WHITE else f"{die.colour} {die.value}"}
+            "text": str(die.value) if die.colour in (WHITE, None) else f"{die.colour} {die.value}"}
 
 
 def set_words(dice: Sequence[Die]) -> str:
@@ -98,10 +99,6 @@ def set_words(dice: Sequence[Die]) -> str:
 
 def and_list(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
-
-
-def percent(p: float) -> str:
-    return f"{round(100 * p)} %"
 
 
 def _parse_die(spec: Any) -> Die:
@@ -126,8 +123,10 @@ def _parse_die(spec: Any) -> Die:
     raise RuleError("die", f"cannot read die {spec!r}: write colour:value, e.g. white:5")
 
 
-def take_dice(pool: Sequence[Die], wanted: Iterable[Any], rule: str = "each die once") -> tuple[list[Die], list[Die]]:
-    """Match die specs against ``pool``: (dice taken, dice left).  RuleError if one is missing."""
+def take_dice(pool: Sequence[Die], wanted: Iterable[Any], rule: str = "each die once",
+              taken_before: Sequence[Die] = ()) -> tuple[list[Die], list[Die]]:
+    """Match die specs against ``pool``: (dice taken, dice left).  RuleError if one is missing;
+    ``taken_before``: dice the same move already took from the roll (a die named twice is said so)."""
     left = Counter(pool)
     taken: list[Die] = []
     for spec in wanted:
@@ -137,10 +136,13 @@ def take_dice(pool: Sequence[Die], wanted: Iterable[Any], rule: str = "each die 
         else:
             match = die if left[die] > 0 else None
         if match is None:
-            have = sum(1 for d in taken if d.value == die.value and (die.colour is None or d.colour == die.colour))
+            used = sum(1 for d in (*taken_before, *taken)
+                       if d.value == die.value and (die.colour is None or d.colour == die.colour))
             what = f"{die.colour} {die.value}" if die.colour else f"{die.value}"
-            if have:
-                raise RuleError(rule, f"a {what} is used more often than the unlocked dice show it")
+            if used:
+                times = "twice" if used == 1 else f"{used + 1} times"
+                raise RuleError(rule, f"the {what} is used {times}, but the unlocked dice show "
+                                f"{'only one' if used == 1 else f'only {used}'}: each die counts once")
             raise RuleError(rule, f"no unlocked {what} to use")
         left[match] -= 1
         taken.append(match)
@@ -249,6 +251,12 @@ class DairymanState(GameState):
         if self.phase != ROLL:
             raise RuleError("roll order", "no roll is due now")
         return tuple(_SHARED_DICE[rng.randint(1, 6), colour] for colour in self.pending[1])
+
+    def colour_roll(self, dice: Sequence[Die]) -> tuple[Die, ...]:
+        """:meth:`GameState.colour_roll`: dice without a colour are white (or red: the rules treat
+        them alike); the yellow die, which flips cheese, must be named when it is rolled."""
+        request = self.dice_to_roll()
+        return tuple(dice) if request is None else request.colour_bare_dice(dice, alike=(WHITE, RED))
 
     def apply_roll(self, dice: Sequence[Die]) -> DairymanState:
         """:meth:`GameState.apply_roll`; a roll of exactly the requested colours skips the
@@ -363,7 +371,7 @@ class DairymanState(GameState):
             if total != 10:
                 shown = "+".join(str(d.value) for d in dice)
                 raise RuleError("set of ten", f"{shown} totals {total}: a set must total exactly 10")
-            taken, pool = take_dice(pool, dice)
+            taken, pool = take_dice(pool, dice, taken_before=[d for s in locked for d in s])
             locked.append(tuple(sorted(taken)))
         return self._locked(tuple(locked), tuple(pool))
 
@@ -553,7 +561,13 @@ class DairymanState(GameState):
     def alerts(self) -> list[Alert]:
         found: list[Alert] = []
         for event in self.events:
-            if event["kind"] == "roll_failed":
+            if event["kind"] == "freeze_earned":
+                who = event["player"]
+                held = self.freeze[self.players.index(who)]
+                found.append(Alert("freeze_earned", f"{who} earned a freeze token for this re-roll and now has "
+                                   f"{held}: each one keeps a die from a later re-roll or flips milk to ice cream",
+                                   "info", (who,)))
+            elif event["kind"] == "roll_failed":
                 found.append(Alert("roll_failed", f"{event['player']} failed to produce milk and took a backorder "
                                    f"token (-{RULES['tokens']['backorder_penalty']} points)", "warning",
                                    (event["player"],)))
@@ -598,15 +612,33 @@ class DairymanState(GameState):
             found.append(Alert("final_round", text, "warning"))
         return found
 
+    def named_dice(self, specs: Sequence[Any], pool: Sequence[Die] | None = None) -> list[Die]:
+        """The dice of the roll that ``specs`` name, as the move takes them (a bare value is the
+        white die, then red, then yellow, that shows it); dice the roll does not hold as named."""
+        try:
+            return take_dice(self.roll if pool is None else pool, specs)[0]
+        except RuleError:
+            return [_parse_die(d) for d in specs]
+
+    def named_sets(self, sets: Sequence[Sequence[Any]]) -> list[list[Die]]:
+        """The sets of a lock as the dice of the roll they take, one set after another."""
+        pool, named = list(self.roll), []
+        for spec in sets:
+            dice = self.named_dice(spec, pool)
+            named.append(dice)
+            left = Counter(pool) - Counter(dice)
+            pool = list(left.elements())
+        return named
+
     def describe(self, move: Move) -> str:
         kind = move.kind
         if kind == "lock":
-            return dice_math.lock_text([[_parse_die(d) for d in s] for s in move.get("sets") or ()], self.barn_label)
+            return dice_math.lock_text(self.named_sets(move.get("sets") or ()), self.barn_label)
         if kind == "fail":
             return (f"fail to produce: take a backorder token (-{RULES['tokens']['backorder_penalty']} points"
                     + (", triggers spoilage)" if self.backorder_supply == 1 else ")"))
         if kind == "reroll":
-            return dice_math.reroll_text(len(self.roll), move.get("freeze") or ())
+            return dice_math.reroll_text(len(self.roll), self.named_dice(move.get("freeze") or ()))
         if kind == "claim":
             tiles = [self.tiles[t] for t in move.get("tiles") or () if 0 <= t < len(self.tiles)]
             return f"stop and claim {', '.join(t.label() for t in tiles)} ({self.barn_total} in the barns)"
@@ -617,7 +649,8 @@ class DairymanState(GameState):
         if kind == "ability":
             tile = self.tiles[move["tile"]]
             die = move.get("die")
-            return f"use {tile.label(True)}: {ABILITY_TEXT[tile.ability]}" + (f" ({die})" if die else "")
+            shown = f" (the {dice_words(self.named_dice([die])[0])['text']})" if die else ""
+            return f"use {tile.label(True)}: {ABILITY_TEXT[tile.ability]}{shown}"
         return kind
 
     # -- the table in player words (board panels) ---------------------------------------
@@ -677,12 +710,12 @@ class DairymanState(GameState):
         """``move`` as a player says it ("Lock 6+4 and 5+5 in barn 1"), no tile numbers or die codes."""
         kind = move.kind
         if kind == "lock":
-            sets = [set_words([_parse_die(d) for d in s]) for s in move.get("sets") or ()]
+            sets = [set_words(s) for s in self.named_sets(move.get("sets") or ())]
             return f"Lock {and_list(sets)} in barn {self.barn_label}"
         if kind == "fail":
             return "Take a backorder token and end the turn"
         if kind == "reroll":
-            frozen = [_parse_die(d) for d in move.get("freeze") or ()]
+            frozen = self.named_dice(move.get("freeze") or ())
             rolled = len(self.roll) - len(frozen)
             text = f"Re-roll {rolled} {'die' if rolled == 1 else 'dice'}"
             return text + (f", freezing {and_list([dice_words(d)['text'] for d in frozen])}" if frozen else "")
@@ -695,7 +728,7 @@ class DairymanState(GameState):
         if kind == "ability":
             view = self.tile_view(move["tile"])
             die = move.get("die")
-            what = f"re-roll the {dice_words(_parse_die(die))['text']}" if die else view["ability"]
+            what = f"re-roll the {dice_words(self.named_dice([die])[0])['text']}" if die else view["ability"]
             return f"Use your {view['name']} to {what}"
         return kind.capitalize()
 
@@ -707,15 +740,15 @@ class DairymanState(GameState):
         if kind == "lock":
             left, claimable = figures["dice_left"], figures["claimable_now"]
             if figures["then"] == "re-roll":
-                figure = f"{percent(figures['p_more_set'])} chance of another set"
+                figure = f"{percent_words(figures['p_more_set'])} chance of another set"
                 reason = f"then re-roll {left} {'die' if left == 1 else 'dice'}: {figures['expected_points']:.1f} " \
                          "points expected"
             else:
                 figure = f"worth {claimable} points" if claimable else "nothing to claim"
                 reason = ("then stop" if claimable else "then stop: the turn fails") + (
-                    f"; re-rolling the {left} left makes a set {percent(figures['p_more_set'])}" if left else "")
+                    f"; re-rolling the {left} left makes a set {percent_words(figures['p_more_set'])}" if left else "")
         elif kind == "reroll":
-            figure = f"{percent(figures['p_more_set_with_freeze'])} chance of a set"
+            figure = f"{percent_words(figures['p_more_set_with_freeze'])} chance of a set"
             if figures["expected_points"] is not None:
                 stop = self.barn_total if self.claimable_subsets() else 0
                 reason = f"{figures['expected_points']:.1f} points expected" + (
@@ -734,7 +767,7 @@ class DairymanState(GameState):
             cost = max(0.0, figures["bonus"] - figures["flip_gain"])
             reason = f"safe from spoilage; the yellow die was worth {cost:.1f} points this turn"
         elif kind == "ability":
-            figure = f"{percent(figures['p_set_after'])} chance of a set"
+            figure = f"{percent_words(figures['p_set_after'])} chance of a set"
         headline = self.move_words(suggestion.move) + (f": {figure}" if figure else "")
         return {"headline": headline, "reason": reason[:1].upper() + reason[1:]}
 
@@ -797,6 +830,7 @@ class Dairyman(Game):
     title = "Dairyman"
     min_players = 2
     max_players = 4
+    readings = tuple(RULES["readings"])
     options = (
         Option("freeze_tokens", RULES["tokens"]["freeze_supply"],
                "freeze tokens in the supply: 20 in the rule text, 10 in one edition", choices=(10, 20)),

@@ -33,7 +33,18 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any
 
-from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion, parse_dice
+from companion.engine import (
+    Alert,
+    DiceRequest,
+    Die,
+    Game,
+    GameState,
+    Move,
+    Option,
+    Suggestion,
+    parse_dice,
+    percent_words,
+)
 from companion.errors import RuleError, UserError
 
 DATA_FILE = Path(__file__).with_suffix(".toml")
@@ -195,8 +206,13 @@ def activation_problem(side: Side, values: Sequence[int]) -> str | None:
     if count < side.required:
         return f"{side.title} needs at least {side.required} dice, it has {count}"
     pattern = side.pattern
-    if pattern == "consecutive" and (len(set(values)) != count or max(values) - min(values) != count - 1):
-        return f"{side.title} {'-'.join(map(str, sorted(values)))} is not a run without gaps"
+    if pattern == "consecutive" and len(set(values)) != count:
+        twice = sorted(v for v, n in Counter(values).items() if n > 1)
+        return f"{side.title} holds {and_list([f'two {v}s' for v in twice])}: the values of a run all differ"
+    if pattern == "consecutive" and max(values) - min(values) != count - 1:
+        gaps = [str(v) for v in range(min(values), max(values) + 1) if v not in values]
+        return (f"{side.title} holds {and_list([str(v) for v in sorted(values)])}: fill the "
+                f"{'gap' if len(gaps) == 1 else 'gaps'} ({and_list(gaps)}) before it can be activated")
     if pattern == "equal" and len(set(values)) > 1:
         return f"{side.title} dice are not all equal"
     if pattern == "pairs" and any(n % 2 for n in Counter(values).values()):
@@ -260,6 +276,11 @@ def best_additions(side: Side, values: tuple[int, ...], extra: tuple[int, ...],
     if len(adds) > room or Counter(adds) - Counter(extra) or activation_problem(side, tuple(sorted(values + adds))):
         return None
     return adds
+
+
+def and_list(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}" if items else ""
 
 
 def best_activation(side: Side, values: tuple[int, ...], extra: tuple[int, ...], four_equal: bool) -> int:
@@ -403,6 +424,16 @@ class DerbyState(GameState):
             i = next(i for i, (d, seen) in enumerate(records) if d.value == value and seen is None)
             records[i] = (records[i][0], colour)
         return replace(state, unconfirmed=tuple(records))
+
+    def colour_roll(self, dice: Sequence[Die]) -> tuple[Die, ...]:
+        """:meth:`GameState.colour_roll`: dice without a colour take the colour being rolled when
+        only one is; a roll of several colours must name them (whose die it is matters).  A colour
+        nobody plays is left to :meth:`apply_roll`, which takes it as unread and flags it."""
+        request, dice = self.dice_to_roll(), tuple(dice)
+        in_play = self.rules.colours_in_play(len(self.players))
+        if request is None or any(d.colour is not None and d.colour.lower() not in in_play for d in dice):
+            return dice
+        return request.colour_bare_dice(dice)
 
     def _apply_roll(self, dice: tuple[Die, ...]) -> DerbyState:
         missing = Counter(self.reroll) - Counter(d.colour for d in dice if d.colour)
@@ -750,9 +781,7 @@ class DerbyState(GameState):
             reason = reason.replace(f"help {figures['to']}", "help them").replace(
                 "your own colour can never come back to you", "your own colour never comes back")
         elif move.kind == "give":
-            dice = [_die_text(d) for d in self.outgoing]
-            shown = f"{', '.join(dice[:-1])} and {dice[-1]}" if len(dice) > 1 else dice[0]
-            headline = f"give {shown} to {move['to']}"
+            headline = self._give_text(move["to"])
             reason = f"they keep {figures['received']} and have {_dice(figures['their_dice'])} on their cards"
         return {"headline": headline[:1].upper() + headline[1:], "reason": reason[:1].upper() + reason[1:]}
 
@@ -792,10 +821,15 @@ class DerbyState(GameState):
             else:
                 alerts.append(Alert("game_over", f"{name} has no dice left on their cards and wins", "info", (name,)))
             return alerts
-        for die, read in self.unconfirmed:
-            seen = f"read as {read}, a colour nobody plays" if read else "colour not read"
-            alerts.append(Alert("confirm_colour", f"a rolled {die.value} ({seen}) was taken as {die.colour}: "
-                                f"check its colour", "warning", (self.players[self.actor],)))
+        if self.unconfirmed:
+            groups: dict[tuple, list[str]] = {}
+            for die, read in self.unconfirmed:
+                groups.setdefault((die.colour, read), []).append(str(die.value))
+            parts = [f"{and_list(values)} taken as {colour} "
+                     + (f"(read as {read}, a colour nobody plays)" if read else "(colour not read)")
+                     for (colour, read), values in groups.items()]
+            alerts.append(Alert("confirm_colour", f"check the colours of the rolled dice: {'; '.join(parts)}",
+                                "warning", (self.players[self.actor],)))
         if self.stage == "receive":
             alerts.append(Alert("gift", f"{self.players[self.actor]} was given "
                                 f"{', '.join(map(_die_text, self.pending))}: place it now", "info",
@@ -840,7 +874,7 @@ class DerbyState(GameState):
                 return f"{_die_text(die)} bounces off {self.players[target]} to the Compost"
             return f"hand {_die_text(die)} to {self.players[target]}"
         if kind == "give":
-            return f"give {', '.join(map(_die_text, self.outgoing))} to {move.get('to')}"
+            return self._give_text(move.get("to"))
         if kind == "set_side":
             side = next((s for s in self.rules.cards[card].sides if s.key == move.get("side")), None)
             return f"set your {title} card to {side.title if side else move.get('side')}"
@@ -848,6 +882,17 @@ class DerbyState(GameState):
             return f"lift {_die_text(die)} off your {title} to reassign it"
         return {"end_turn": "end the turn (no card is complete)", "keep_sides": "keep every card's side",
                 "done_lifting": "lift no more dice"}.get(kind, kind)
+
+    def _give_text(self, to: Any) -> str:
+        """Where the dice given to ``to`` go: to that player, or bounced off them to the Compost
+        when they are that player's colour."""
+        own = self.colour_of(self.players.index(to)) if to in self.players else None
+        kept = [_die_text(d) for d in self.outgoing if d.colour != own]
+        bounced = [_die_text(d) for d in self.outgoing if d.colour == own]
+        verb = "bounces" if len(bounced) == 1 else "bounce"
+        if not kept:
+            return f"{and_list(bounced)} {verb} off {to} to the Compost (their own colour)"
+        return f"give {and_list(kept)} to {to}" + (f"; {and_list(bounced)} {verb} off to the Compost" if bounced else "")
 
     def _placements_text(self, placements: Any) -> str:
         """Several placements in one line: "put red 3 and red 4 on A Run, blue 6 on Stove"."""
@@ -891,6 +936,7 @@ class WhirlingDerby(Game):
     title = "Whirling Derby"
     min_players = 2
     max_players = 4
+    readings = tuple(_read_toml(DATA_FILE).get("readings", ()))
     options = (
         Option("colours", "red,blue,green,yellow",
                "the players' dice colours by seat, as the camera names them (comma separated, four)"),
@@ -908,6 +954,7 @@ class WhirlingDerby(Game):
         (as JSON), so a saved game depends on no file, not even this version's built-in data."""
         self.rules_for(options)   # bad card data is refused here, before anything is kept
         data = complete_card_data(options["card_data"])
+        data.pop("readings", None)   # words for `companion games`, not rules a replay needs
         return {**options, "card_data": json.dumps(data, sort_keys=True, default=str)}
 
     def rules_for(self, options: Mapping[str, Any]) -> Rules:
@@ -1061,13 +1108,13 @@ def _dice(count: int) -> str:
     return f"{count} die" if count == 1 else f"{count} dice"
 
 
-def _chance(p: float) -> str:
-    """A probability as a player reads it: never "100 %" unless it is certain."""
-    if 0.995 <= p < 1:
-        return "over 99 %"
-    if 0 < p < 0.005:
-        return "under 1 %"
-    return f"{p:.0%}".replace("%", " %")
+def next_turn_words(best: str | None, now: int, ready: int) -> str:
+    """What a plan gives on the player's next turn, where one card is activated: its best card's
+    dice, and the dice waiting on other complete cards for the turns after."""
+    if not now:
+        return "no card would be complete for your next turn"
+    later = f"; {ready} more on other complete cards" if ready else ""
+    return f"your {best} could then give away {_dice(now)} on your next turn{later}"
 
 
 def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
@@ -1077,7 +1124,7 @@ def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
         reason = (f"re-rolls {_dice(figures['rolled'])}: about {figures['expected_give_now']:.1f} to give away now "
                   f"and {figures['expected_give_next']:.1f} ready for next turn")
         if figures["win_chance"]:
-            reason += f"; {_chance(figures['win_chance'])} chance to clear your cards this turn"
+            reason += f"; {percent_words(figures['win_chance'])} chance to clear your cards this turn"
         return figures, reason
     if kind == "place":
         card = figures.pop("best_card")
@@ -1087,11 +1134,7 @@ def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
                    "lets you activate a card to reset your sides" if figures["can_act"] else
                    "no card can be activated this turn")
             return figures, f"{now}; {_dice(figures['give_next'])} more in complete cards for next turn"
-        best = figures["best_next"]
-        reason = (f"your {target} could then give away {_dice(best)} on your next turn" if best else
-                  "no card could give dice away on your next turn")
-        waiting = figures["give_next"] - best
-        return figures, reason + (f"; {_dice(waiting)} more wait on other complete cards" if waiting else "")
+        return figures, next_turn_words(target, figures["best_next"], figures["give_next"] - figures["best_next"])
     if kind == "activate":
         given = figures["give_now"]
         if figures["wins"]:
@@ -1112,14 +1155,18 @@ def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
         helps = figures["helps_them"]
         effect = f"it could add {helps} to their best card" if helps > 0 else f"it does not help {name}"
         back = figures["comes_back"]
-        returns = f"; they may hand it back to you ({_chance(back)})" if back >= 0.005 else ""
+        returns = f"; they may hand it back to you ({percent_words(back)})" if back > 0 else ""
         return {**figures, "to": name}, f"{kind_words}; {effect}{returns}"
     if kind == "give":
         return {**figures, "to": move["to"]}, (f"{move['to']} keeps {figures['received']} of the dice and has "
                                                f"{_dice(figures['their_dice'])} on their cards")
     if kind in ("set_side", "keep_sides"):
-        return figures, (f"your dice in hand could then complete cards giving away {_dice(figures['give_next'])} "
-                         f"next turn")
+        card = figures.pop("best_card")
+        if kind == "set_side" and card is not None and state.rules.cards[card].key == move["card"]:
+            title = next(side.title for side in state.rules.cards[card].sides if side.key == move["side"])
+        else:
+            title = state.side(seat, card).title if card is not None else None
+        return figures, next_turn_words(title, figures["best_next"], figures["give_next"] - figures["best_next"])
     if kind == "done_lifting":
         return figures, "keep the other dice where they are"
     return figures, {2: "it would grow one of your cards without a re-roll",

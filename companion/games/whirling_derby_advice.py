@@ -26,7 +26,6 @@ from companion.games.whirling_derby_policies import (
     _OUTLOOKS,
     Placer,
     _previous_lift,
-    _previous_set_side,
     _with_die,
     layout,
     plan,
@@ -180,8 +179,14 @@ def rate(sim: DerbySim, state: SimState, move: tuple) -> tuple[tuple, dict]:
         left = sim.dice_on_cards(state, to)
         return (kept, -left), {"received": kept, "their_dice": left}
     if kind in ("keep_sides", "set_side"):
-        key = _previous_set_side(sim, state, move, None)
-        return key, {"give_next": key[0]}
+        board, pending = state.boards[seat], state.pending
+        if kind == "set_side":
+            _, card, side = move
+            pending = tuple(sorted(pending + board[card][1]))
+            board = board[:card] + ((side, ()),) + board[card + 1:]
+        found = plan(sim, board, pending, on_turn=False)
+        return (*found.key(False), kind == "keep_sides"), {"give_next": found.now + found.ready,
+                                                           "best_next": found.now, "best_card": found.best_card}
     if kind in ("lift", "done_lifting"):
         key = _previous_lift(sim, state, move, None)
         return key, {"rank": key[0]}

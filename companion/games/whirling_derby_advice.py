@@ -2,17 +2,19 @@
 
 It looks past the dice this turn gives away:
 
-- a re-roll is rated by the chance that it ends the game at once (every die on one card
-  that is then activated), the dice the best card could give away, and those left ready
-  for the next turn; each card's outlook for a number of dice rolled is sampled once and
-  remembered (:func:`card_outlook`);
+- a re-roll is rated by the dice the best card could then give away, those left ready on
+  other complete cards, and the chance that it ends the game at once (every die on the card
+  activated, none left on the Stove): over every possible roll of up to three dice, over
+  16 sample rolls for more (:func:`reroll_outlook`, remembered per cards and dice rolled);
+- choosing the card to activate, it adds what the cards left behind (the activated one
+  turned to its other side) offer on the next turn (:func:`next_turn`);
 - a die handed to another player may come back: a die of your own colour never can (it
-  would bounce to the Compost), any other may when that player hands out the card it
-  lands on.  Handing out, the advice weighs how much the die helps the player (and how
-  close they are to winning) and the share of their next hand-out that reaches you
+  would bounce to the Compost), any other may when that player hands out the card it lands
+  on.  Handing out, the advice weighs how much the die helps that player's best card (more
+  the closer they are to winning) and the share of their next hand-out that reaches you
   (:func:`comes_back`); giving two dice, it burdens the player closest to winning;
-- a hand is placed as one plan (the most dice given away now, then those ready), with
-  your own colour on the card you activate, so that what leaves you cannot come back.
+- a hand is placed as one plan (the most dice given away now, then those ready), with your
+  own colour on the card you activate, so that what leaves you cannot come back.
 
 :func:`policy` is the tournament player; :func:`rate` rates one legal move with the figures
 the engine's suggestions show (:func:`companion.games.whirling_derby.advise`).

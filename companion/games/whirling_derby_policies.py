@@ -57,7 +57,7 @@ class Placer:
 
     def move(self, sim: DerbySim, state: SimState) -> tuple:
         seat = state.actor
-        key = (seat, state.boards[seat], state.pending)
+        key = (sim, state.stage == "assign", seat, state.boards[seat], state.pending)
         queued = self.queue.get(key)
         if queued is None:
             self._plan(sim, state)
@@ -66,7 +66,8 @@ class Placer:
 
     def _plan(self, sim: DerbySim, state: SimState) -> None:
         seat, board, hand = state.actor, state.boards[state.actor], list(state.pending)
-        found = plan(sim, board, state.pending, state.stage == "assign")
+        on_turn = state.stage == "assign"
+        found = plan(sim, board, state.pending, on_turn)
         stove = next(i for i, c in enumerate(sim.cards) if not c.flips)
         order = []
         for card, values in found.adds:
@@ -81,7 +82,7 @@ class Placer:
         if len(self.queue) > CACHE_LIMIT:
             self.queue.clear()
         for d, card in order:
-            self.queue[(seat, board, pending)] = ("place", d, card)
+            self.queue[(sim, on_turn, seat, board, pending)] = ("place", d, card)
             side, dice = board[card]
             board = board[:card] + ((side, tuple(sorted(dice + (d,)))),) + board[card + 1:]
             pending = _drop(pending, d)

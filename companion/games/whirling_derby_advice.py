@@ -49,7 +49,9 @@ RETURN_WEIGHT = 1.0
 
 EXACT_UP_TO = 3
 """Re-rolls of at most this many dice are rated over every possible roll; larger ones over
-the samples of :func:`~companion.games.whirling_derby_policies.sampled_outlook`."""
+LARGE_SAMPLES sample rolls (:func:`~companion.games.whirling_derby_policies.sampled_outlook`)."""
+LARGE_SAMPLES = 16
+"""Sample rolls behind the rating of a larger re-roll."""
 _EXACT: dict = {}
 
 
@@ -71,7 +73,7 @@ def reroll_outlook(sim: DerbySim, board: tuple, rolled: int, stove_kept: int) ->
     (every die on the card activated, none left on the Stove) for ``rolled`` dice rolled
     onto ``board``: exact for small re-rolls, sampled for larger ones."""
     if rolled > EXACT_UP_TO:
-        now, ready, cleared = sampled_outlook(sim, board, rolled)
+        now, ready, cleared = sampled_outlook(sim, board, rolled, LARGE_SAMPLES)
     else:
         key = (layout(sim, board), rolled)
         found = _EXACT.get(key)

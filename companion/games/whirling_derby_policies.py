@@ -159,21 +159,21 @@ def _previous_place(sim, state, move, rng):
     return plan(sim, board, tuple(rest), on_turn).key(on_turn)
 
 
-def sampled_outlook(sim: DerbySim, board: tuple, rolled: int) -> tuple[float, float, float]:
-    """For ``rolled`` dice rolled onto ``board``: over 16 sample rolls (seeded by the
+def sampled_outlook(sim: DerbySim, board: tuple, rolled: int, samples: int = PREVIOUS_SAMPLES) -> tuple[float, float, float]:
+    """For ``rolled`` dice rolled onto ``board``: over ``samples`` sample rolls (seeded by the
     position, remembered), the planner's mean dice given away now, ready for next turn, and
     how often every die on the cards goes on the card activated."""
     cards = layout(sim, board)
-    key = (cards, rolled)
+    key = (cards, rolled, samples)
     found = _OUTLOOKS.get(key)
     if found is None:
         rng = random.Random(f"{[(i, side.key, values) for i, side, values in cards]}|{rolled}")
         held = sum(len(values) for _, _, values in cards) + rolled
         now = ready = cleared = 0
-        for _ in range(PREVIOUS_SAMPLES):
+        for _ in range(samples):
             sample = plan(sim, board, tuple(rng.randint(1, 6) * 8 for _ in range(rolled)))
             now, ready, cleared = now + sample.now, ready + sample.ready, cleared + (sample.now == held)
-        found = remember(_OUTLOOKS, key, (now / PREVIOUS_SAMPLES, ready / PREVIOUS_SAMPLES, cleared / PREVIOUS_SAMPLES))
+        found = remember(_OUTLOOKS, key, (now / samples, ready / samples, cleared / samples))
     return found
 
 

@@ -18,7 +18,8 @@ from companion.simulate import simulate
 def derby_games_per_second(games: int = 500, seed: int = 0, player_counts: Sequence[int] = (2, 3, 4),
                            engine_games: int | None = None) -> dict:
     """Per player count: ``games`` simulator games (the advice's memos empty at the start),
-    their games per second and how they ended (won outright, stalemate, turn cap), and
+    their games per second (of wall time, and of this process's processor time, which a busy
+    machine does not slow down) and how they ended (won outright, stalemate, turn cap), and
     the games per second of ``engine_games`` games on the rules engine (default: as many
     as ``games``, at most 20)."""
     engine_games = min(games, 20) if engine_games is None else engine_games
@@ -26,15 +27,16 @@ def derby_games_per_second(games: int = 500, seed: int = 0, player_counts: Seque
     for count in player_counts:
         sim = simulator(load_rules(), count)
         forget()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         finals = [play(sim, seed + i, [policy] * count) for i in range(games)]
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         engine = simulate(get_game("whirling-derby"), count, seed=seed, games=engine_games) if engine_games else None
         figures[str(count)] = {
             "players": count,
             "games": games,
             "seconds": round(seconds, 3),
             "games_per_second": round(games / seconds, 1),
+            "games_per_cpu_second": round(games / cpu, 1) if cpu > 0 else None,
             "won_outright": sum(f.ended_by is None for f in finals),
             "stalemates": sum(f.ended_by == "stalemate" for f in finals),
             "turn_caps": sum(f.ended_by == "turn_cap" for f in finals),

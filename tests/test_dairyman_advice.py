@@ -176,7 +176,8 @@ def test_no_set_roll_has_only_the_failure_and_says_its_cost():
     suggestions = GAME.advise(state)
     assert [s.move for s in suggestions] == [Move("fail")]
     assert "backorder" in suggestions[0].text and "-5" in suggestions[0].text
-    assert suggestions[0].advice["expected_points"] == -5
+    # a backorder token costs its fitted worth (the -5 is paid only if no spoilage returns it)
+    assert suggestions[0].advice["expected_points"] == pytest.approx(dm.stage_at(len(state.stack)).backorder, abs=0.125)
 
 
 def _locked(display, roll_text, *sets, freeze=(0, 0, 0)):
@@ -254,3 +255,176 @@ def _left(state, move):
         for d in group:
             pool.remove(d)
     return pool
+
+
+# -- the game around the turn (issue 20) -----------------------------------------------------
+def _tile(kind, value):
+    return next(t.id for t in GAME.new_game(PLAYERS, seed=0).tiles if t.kind == kind and t.value == value)
+
+
+def _position(display, roll_text, *sets, freeze=(0, 0, 0), owned=None, backorders=(0, 0, 0), stack=None,
+              players=PLAYERS, rest_to=1):
+    """Ann's turn: ``display`` face up, ``roll_text`` rolled, then ``sets`` locked (if any);
+    with ``stack`` tiles left in the stack, the other tiles belong to player ``rest_to``."""
+    data = GAME.new_game(players, seed=4).to_json()
+    owned = owned or [[] for _ in players]
+    taken = set(display) | {t for tiles in owned for t in tiles}
+    pool = [t for t in data["stack"] + data["display"] if t not in taken]
+    if stack is not None:
+        pool, extra = pool[:stack], pool[stack:]
+        owned = [list(o) + (extra if i == rest_to else []) for i, o in enumerate(owned)]
+    reds = min(backorders[0], 4)
+    data.update(display=list(display), stack=pool, freeze=list(freeze), owned=[list(o) for o in owned],
+                backorders=list(backorders), reds=reds,
+                pending={"kept": [], "colours": ["white"] * 7 + ["yellow"] + ["red"] * reds})
+    state = GAME.state_from_json(data).apply_roll(parse_dice(roll_text + " red:1" * reds))  # red 1s make no set
+    return state.apply(Move.make("lock", sets=[group.split() for group in sets])) if sets else state
+
+
+def _by_move(suggestions, kind, **params):
+    return next(s for s in suggestions if s.move.kind == kind
+                and all(s.move.get(k) == v for k, v in params.items()))
+
+
+HIGH_DISPLAY = [_tile("ice_cream", 20), _tile("ice_cream", 30), _tile("cheese", 40)]
+SET_ROLL = "white:6 white:4 white:1 white:1 white:2 white:3 white:5 yellow:1"
+
+
+def test_spending_freeze_tokens_costs_what_they_are_worth_later():
+    # 3 tokens, 10 in the barns: freezing 2+3+5 makes the next set certain, but the previous
+    # advice put it first only by counting the three tokens as worth nothing.
+    state = _position(HIGH_DISPLAY, SET_ROLL, "white:6 white:4", freeze=(3, 0, 0))
+    suggestions = GAME.advise(state)
+    all_three = _by_move(suggestions, "reroll", freeze=("white:2", "white:3", "white:5"))
+    no_freeze = _by_move(suggestions, "reroll", freeze=())
+    assert len(suggestions[0].move.get("freeze") or ()) < 3
+    assert suggestions.index(no_freeze) < suggestions.index(all_three)
+    assert "spending 3 freeze tokens" in all_three.reason
+    token = dm.stage_at(len(state.stack)).freeze_token
+    assert token > 0
+    gain = all_three.advice["expected_points"] + 3 * token - no_freeze.advice["expected_points"]
+    assert gain < 3 * token                    # the certain set does not pay for three tokens
+
+
+FORTIES = [t.id for t in GAME.new_game(PLAYERS, seed=0).tiles if t.kind == "cheese" and t.value == 40]
+
+
+def test_a_reroll_that_earns_a_token_ranks_above_failing():
+    # roll 2 locked 5+5 and 3+3+4: 30 in the barns claims none of three 40s, and re-rolling the
+    # one die left cannot make a set, but declaring that third roll earns a freeze token.
+    state = _position(FORTIES, "white:6 white:4 white:1 white:1 white:2 white:2 white:3 yellow:1", "white:6 white:4")
+    state = state.apply(Move.make("reroll", freeze=[]))
+    state = state.apply_roll(parse_dice("white:5 white:5 white:3 white:3 white:4 yellow:2"))
+    state = state.apply(Move.make("lock", sets=[["white:5", "white:5"], ["white:3", "white:3", "white:4"]]))
+    assert len(state.roll) == 1 and not state.claimable_subsets()
+    suggestions = GAME.advise(state)
+    assert [s.move.kind for s in suggestions] == ["reroll", "fail"]
+    reroll, fail = suggestions
+    assert reroll.advice["p_more_set_with_freeze"] == 0 and reroll.advice["earns_token"]
+    assert reroll.advice["expected_points"] > fail.advice["expected_points"]
+    assert "earns a freeze token" in reroll.reason
+
+
+NO_SET_ROLL = "white:1 white:1 white:1 white:2 white:3 white:3 white:3 yellow:1"
+MILK_40 = FORTIES[0]          # cheese on a yellow 3, face up
+ICE_10, ICE_20 = _tile("ice_cream", 10), _tile("ice_cream", 20)
+
+
+def test_a_failure_that_spoils_counts_the_tiles_lost():
+    display = [_tile("ice_cream", 30), _tile("ice_cream", 30) + 1, _tile("ice_cream", 30) + 2]
+    owned = [[MILK_40, ICE_10], [ICE_20], []]
+    spoiling = _position(display, NO_SET_ROLL, owned=owned, backorders=(1, 2, 0))
+    plain = _position(display, NO_SET_ROLL, owned=owned, backorders=(1, 1, 0))
+    spoils = _by_move(GAME.advise(spoiling), "fail")
+    ordinary = _by_move(GAME.advise(plain), "fail")
+    assert spoils.advice["spoilage"] and not ordinary.advice["spoilage"]
+    # Ann loses her milk 40 (Bob his milk 20, which helps her less): far worse than a plain backorder
+    assert spoils.advice["expected_points"] < ordinary.advice["expected_points"] - 20
+    assert "milk 40" in spoils.reason and "Bob" in spoils.reason and "milk 20" in spoils.reason
+
+
+def test_a_failure_that_spoils_returns_the_backorder_tokens():
+    display = [_tile("ice_cream", 30), _tile("ice_cream", 30) + 1, _tile("ice_cream", 30) + 2]
+    returning = _position(display, NO_SET_ROLL, backorders=(3, 0, 0))
+    plain = _position(display, NO_SET_ROLL, backorders=(1, 0, 0))
+    back = _by_move(GAME.advise(returning), "fail")
+    ordinary = _by_move(GAME.advise(plain), "fail")
+    assert back.advice["spoilage"]
+    assert back.advice["expected_points"] > ordinary.advice["expected_points"]
+    assert "every backorder token returns" in back.reason
+
+
+FORTY_IN_BARNS = ("white:6 white:4 white:5 white:5 white:6 white:4 white:5 yellow:5",
+                  "white:6 white:4", "white:5 white:5", "white:6 white:4", "white:5 yellow:5")
+
+
+def _last_tile_position(leader):
+    """One tile left in the stack, 40 in Ann's barns; every tile not in play is ``leader``'s."""
+    display = [ICE_10, ICE_20, _tile("ice_cream", 30)]
+    return _position(display, *FORTY_IN_BARNS, owned=[[], []], stack=1, rest_to=leader, players=("Ann", "Bob"),
+                     freeze=(0, 0), backorders=(0, 0))
+
+
+def test_a_claim_that_ends_the_game_is_marked():
+    state = _last_tile_position(1)
+    suggestions = [s for s in GAME.advise(state) if s.move.kind == "claim"]
+    for s in suggestions:
+        ends = len(s.move["tiles"]) > len(state.stack)
+        assert s.advice["ends_game"] == ends
+        assert ("ends the game" in s.reason) == ends
+
+
+def test_a_player_behind_does_not_end_the_game_and_a_player_ahead_does():
+    ahead, behind = _last_tile_position(0), _last_tile_position(1)
+    top_ahead, top_behind = GAME.advise(ahead)[0], GAME.advise(behind)[0]
+    assert top_ahead.move.kind == top_behind.move.kind == "claim"
+    assert top_ahead.advice["ends_game"] and "you finish first" in top_ahead.reason
+    assert not top_behind.advice["ends_game"]
+
+
+def test_far_behind_gambles_and_far_ahead_banks():
+    # 20 in the barns claims the ice cream 20; four dice left could reach the 30 or the 40
+    roll = "white:6 white:4 white:5 white:5 white:1 white:1 white:1 yellow:1"
+    sets = ("white:6 white:4", "white:5 white:5")
+
+    def top(leader):
+        state = _position(HIGH_DISPLAY, roll, *sets, owned=[[], []], stack=10, rest_to=leader,
+                          players=("Ann", "Bob"), freeze=(0, 0), backorders=(0, 0))
+        return GAME.advise(state)[0].move.kind
+
+    assert top(leader=0) == "claim"
+    assert top(leader=1) == "reroll"
+
+
+def test_a_gamble_is_worth_more_to_a_player_who_likes_risk():
+    values, weights = [-5.0, 20.0, 40.0], [3, 2, 1]
+    mean = dm.certain_value(values, weights, 0.0)
+    assert mean == pytest.approx((-15 + 40 + 40) / 6)
+    assert dm.certain_value(values, weights, 0.03) > mean > dm.certain_value(values, weights, -0.03)
+    assert dm.certain_value([7.0, 7.0], [1, 5], 0.04) == pytest.approx(7.0)
+
+
+def brute_value_earning(claims, fail, n, s, earn):
+    """:func:`brute_value` where every re-roll earns ``earn`` whatever it brings."""
+    def stop(sets):
+        return claims[min(sets, len(claims) - 1)]
+
+    def value(dice, sets):
+        return max(stop(sets), reroll(dice, sets)) if dice else stop(sets)
+
+    def reroll(dice, sets):
+        total = 0.0
+        for roll in itertools.product(range(1, 7), repeat=dice):
+            options = brute_packings(list(roll))
+            total += max((value(dice - used, sets + k) for k, used in options), default=fail)
+        return total / 6 ** dice + earn
+
+    return reroll(n, s)
+
+
+@pytest.mark.parametrize("n, s", [(1, 1), (2, 1), (3, 2)])
+def test_rerolls_that_earn_tokens_match_brute_force(n, s):
+    values = dm.TurnValues(CLAIMS, -5.0, earn_value=2.5, earn_from=3)
+    assert values.reroll(n, s, roll=2)[0] == pytest.approx(brute_value_earning(CLAIMS, -5.0, n, s, 2.5))
+    # before roll 2 the first re-roll earns nothing, the ones after it do
+    assert values.reroll(n, s, roll=1)[0] < values.reroll(n, s, roll=2)[0]

@@ -18,17 +18,18 @@ SUBJECTS = {
     "calibration": [("calibration.bench", "run_all")],
     "ui": [("ui.bench", "bench_ui")],
     "soak": [("companion.bench_soak", "soak_watch"), ("ui.soak", "peak_memory_full_hd"), ("ui.soak", "soak_app")],
+    "advice": [("companion.bench_advice", "dairyman_tournaments")],
     "pi": [("companion.bench_pi", "reader_cost"), ("companion.bench_pi", "watch_memory"),
            ("companion.bench_pi", "app_memory")],
 }
-LONG_SUBJECTS = ("soak",)
-"""Subjects that take over an hour: run only when named, never by ``all``."""
+LONG_SUBJECTS = ("soak", "advice")
+"""Subjects that take an hour or more: run only when named, never by ``all``."""
 
 
 def register(sub) -> None:
     parser = sub.add_parser("bench", help="measure speed and accuracy (figures for docs/benchmarks.md)")
     parser.add_argument("subject", choices=[*SUBJECTS, "all"],
-                        help="what to measure (all: everything but soak, which takes about 80 minutes)")
+                        help="what to measure (all: everything but soak and advice, which take an hour or more each)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 

@@ -10,10 +10,10 @@ unit=/etc/systemd/system/dice-companion.service
 wants=/etc/systemd/system/multi-user.target.wants/dice-companion.service
 
 snapshot() {   # what an install leaves behind, as text to compare
-    echo "unit: $(sha256sum < "$unit" 2>/dev/null || echo none)"
+    echo "unit: $( { sha256sum < "$unit"; } 2>/dev/null || echo none)"
     echo "enabled: $(readlink "$wants" 2>/dev/null || echo no)"
     echo "default target: $(systemctl get-default 2>/dev/null)"
-    echo "kivy config: $(sha256sum < .kivy/config.ini 2>/dev/null || echo none)"
+    echo "kivy config: $( { sha256sum < .kivy/config.ini; } 2>/dev/null || echo none)"
     echo "udev rule: $(cat /etc/udev/rules.d/99-dice-companion-touchscreen.rules 2>/dev/null || echo none)"
     echo "groups: $(id -nG "$(id -un)")"
     echo "python packages: $(.venv/bin/python -m pip freeze 2>/dev/null | sha256sum)"

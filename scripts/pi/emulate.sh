@@ -81,6 +81,7 @@ build_base() {
 }
 
 root=""
+pip_cert=""
 cleanup() {
     [ -n "$root" ] || return 0
     for m in home/pi/.cache/pip run dev/pts dev sys proc; do
@@ -96,6 +97,12 @@ fresh_root() {
     for m in proc sys dev dev/pts run; do "${sudo_cmd[@]}" mount --bind "/$m" "$root/$m"; done
     "${sudo_cmd[@]}" cp /etc/resolv.conf "$root/etc/resolv.conf"
     echo "127.0.1.1 $(hostname)" | "${sudo_cmd[@]}" tee -a "$root/etc/hosts" >/dev/null   # sudo looks its host up
+    # certificate authorities this machine added itself (a proxy that inspects TLS) are trusted inside too
+    if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+        "${sudo_cmd[@]}" cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+        "${sudo_cmd[@]}" chroot "$root" update-ca-certificates >/dev/null 2>&1
+        pip_cert="PIP_CERT=/etc/ssl/certs/ca-certificates.crt"    # pip otherwise trusts only its own list
+    fi
     # pip's downloads are kept between runs (the wheels are the same; the install is not)
     mkdir -p "$cache/pip" && "${sudo_cmd[@]}" mkdir -p "$root/home/pi/.cache/pip"
     "${sudo_cmd[@]}" mount --bind "$cache/pip" "$root/home/pi/.cache/pip"
@@ -106,7 +113,7 @@ fresh_root() {
 
 as_pi() {   # as_pi COMMAND: run COMMAND in the clone as the user pi, with a login environment
     "${sudo_cmd[@]}" chroot "$root" /usr/bin/env -i HOME=/home/pi USER=pi LOGNAME=pi LANG=C.UTF-8 \
-        PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb PI_EMULATION=1 \
+        PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb PI_EMULATION=1 $pip_cert \
         /usr/bin/setpriv --reuid=pi --regid=pi --init-groups \
         /bin/bash -c "cd /home/pi/dice-companion && $1"
 }

@@ -120,9 +120,10 @@ def test_every_tournament_player_makes_only_legal_moves_to_the_end():
 
 
 def test_a_small_tournament_gives_a_row_per_player_count_and_opponent():
-    from companion.bench_derby_advice import derby_tournaments
-    report = derby_tournaments(games=4, player_counts=(2, 3), opponents=("greedy", "random"))
+    from companion.bench_advice import derby_tournaments
+    report = derby_tournaments(games=4, player_counts=(2, 3), opponents=("greedy", "random legal"))
     rows = report["rows"]
-    assert [(r["players"], r["opponent"]) for r in rows] == [(2, "greedy"), (2, "random"), (3, "greedy"), (3, "random")]
+    assert [(r["players"], r["opponent"]) for r in rows] == [(2, "greedy"), (3, "greedy"), (2, "random legal"),
+                                                             (3, "random legal")]
     assert all(r["games"] == 4 and 0 <= r["win_rate"] <= 1 for r in rows)
-    assert report["table"].count("\n") == len(rows) + 1 and "| 3 | advice | random | 4 |" in report["table"]
+    assert report["table"].count("\n") == len(rows) + 1 and "| 3 | advice | random legal | 4 |" in report["table"]

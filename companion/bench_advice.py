@@ -40,3 +40,43 @@ def dairyman_tournaments(games: int = 10_000, player_counts: Sequence[int] = (2,
             if progress is not None:
                 progress(row)
     return {"game": "dairyman", "games_per_row": games, "rows": rows, "table": markdown_table(rows)}
+
+
+DERBY_OPPONENTS = ("previous advice", "greedy", "random legal")
+"""The Whirling Derby policies the advice plays against (``companion.games.whirling_derby_policies``):
+the advice before issue 20, a greedy player (re-rolls the Stove, places for the most dice given
+away now, activates the biggest card, hands out and gives in the first legal order) and a
+random legal move."""
+
+
+def derby_player(players: int):
+    """``play(seed, seat_policies)`` for one Whirling Derby game on the compact simulator: a
+    seat scores minus the dice left on its cards, the player who emptied theirs wins."""
+    from companion.games.whirling_derby import load_rules
+    from companion.games.whirling_derby_advice import policy
+    from companion.games.whirling_derby_policies import greedy, play, previous, random_policy
+    from companion.games.whirling_derby_sim import simulator
+
+    sim = simulator(load_rules(), players)
+    policies = {"advice": policy, "previous advice": previous, "greedy": greedy, "random legal": random_policy}
+
+    def play_one(seed: int, seat_policies: Sequence[str]) -> GameResult:
+        final = play(sim, seed, [policies[name] for name in seat_policies])
+        return GameResult(tuple(-sim.dice_on_cards(final, s) for s in range(players)), (final.winner,))
+    return play_one
+
+
+def derby_tournaments(games: int = 10_000, player_counts: Sequence[int] = (2, 3, 4),
+                      opponents: Sequence[str] = DERBY_OPPONENTS, seed: int = 0, progress=None) -> dict:
+    """The Whirling Derby advice against each opponent at each player count, ``games`` games
+    each; returned and reported as :func:`dairyman_tournaments` does."""
+    rows = []
+    for opponent in opponents:
+        for players in player_counts:
+            start = time.perf_counter()
+            row = head_to_head(derby_player(players), "advice", opponent, players, games, seed)
+            row["seconds"] = round(time.perf_counter() - start, 1)
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    return {"game": "whirling-derby", "games_per_row": games, "rows": rows, "table": markdown_table(rows)}

@@ -24,7 +24,6 @@ fewest dice on their cards wins it.
 from __future__ import annotations
 
 import json
-import random
 import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -34,7 +33,18 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any
 
-from companion.engine import Alert, DiceRequest, Die, Game, GameState, Move, Option, Suggestion, parse_dice
+from companion.engine import (
+    Alert,
+    DiceRequest,
+    Die,
+    Game,
+    GameState,
+    Move,
+    Option,
+    Suggestion,
+    parse_dice,
+    percent_words,
+)
 from companion.errors import RuleError, UserError
 
 DATA_FILE = Path(__file__).with_suffix(".toml")
@@ -1010,8 +1020,10 @@ class WhirlingDerby(Game):
         return state
 
     def forget_positions(self) -> None:
+        from companion.games.whirling_derby_advice import forget
         best_additions.cache_clear()
         _best_plan.cache_clear()
+        forget()
 
     def advise(self, state: GameState) -> list[Suggestion]:
         return advise(state)
@@ -1027,22 +1039,23 @@ class WhirlingDerby(Game):
 
 # -- advice -------------------------------------------------------------------------------
 
-REROLL_SAMPLES = 16
-"""Sample rolls the advice plans for each re-roll choice (more: steadier, slower)."""
-
+# The advice itself works on the compact simulator's states
+# (companion/games/whirling_derby_advice.py); here it is put in player words.
 
 @dataclass(frozen=True)
 class Plan:
     """The best split of a player's dice in hand over their cards that the planner found:
     ``now`` dice the best complete card gives away (on ``best_card``), ``ready`` dice on the
     other complete cards (they can go next turn), ``can_act`` whether any card, a reassign
-    side included, is complete, and ``loose`` dice left on incomplete cards."""
+    side included, is complete, ``loose`` dice left on incomplete cards, and ``adds`` the
+    values of the hand it puts on each card (pairs of card index and values)."""
 
     now: int
     best_card: int | None
     ready: int
     can_act: bool
     loose: int
+    adds: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def key(self, on_turn: bool) -> tuple:
         if on_turn:
@@ -1050,22 +1063,28 @@ class Plan:
         return self.now + self.ready, self.can_act, -self.loose
 
 
-def _plan(state: DerbyState, board: tuple[Card, ...], hand: Sequence[Die], on_turn: bool = True) -> Plan:
-    """Fill the cards from ``hand`` one card after another, each as full as it can be
-    completed, trying every order of the cards; the rest of the hand goes to the Stove.
-    ``on_turn``: a card is activated this turn (else all complete cards count alike)."""
-    cards = state.rules.cards
-    layout = tuple((i, cards[i].sides[side], tuple(d.value for d in dice))
-                   for i, (side, dice) in enumerate(board) if cards[i].flips)
-    return _best_plan(layout, tuple(sorted(d.value for d in hand)), on_turn, state.rules.four_equal_is_two_pairs)
-
-
 @lru_cache(maxsize=1 << 15)
 def _best_plan(layout: tuple, hand: tuple[int, ...], on_turn: bool, four: bool) -> Plan:
+    """Fill the cards of ``layout`` from ``hand`` one card after another, each as full as it
+    can be completed, trying every order of the cards; the rest of the hand goes to the Stove.
+    A card that takes nothing from the whole hand takes nothing from part of it either, so
+    only the orders of the cards that take dice are tried."""
+    fixed_gives, fixed_placed, fixed_act, fixed_loose, active = [], [], False, 0, []
+    for i, side, values in layout:
+        adds = best_additions(side, values, hand, four)
+        if adds is None:
+            fixed_loose += len(values)
+        elif adds and hand:
+            active.append((i, side, values))
+        else:
+            fixed_act = True
+            fixed_placed.append((i, ()))
+            if side.action != "reassign":
+                fixed_gives.append((len(values), i))
     best_key, best = None, None
-    for order in permutations(layout) if hand else (layout,):
+    for order in permutations(active):
         left = list(hand)
-        gives, can_act, loose = [], False, 0
+        gives, can_act, loose, placed = list(fixed_gives), fixed_act, fixed_loose, list(fixed_placed)
         for i, side, values in order:
             adds = best_additions(side, values, tuple(left), four)
             if adds is None:
@@ -1074,13 +1093,14 @@ def _best_plan(layout: tuple, hand: tuple[int, ...], on_turn: bool, four: bool) 
             for value in adds:
                 left.remove(value)
             can_act = True
+            placed.append((i, adds))
             if side.action != "reassign":
                 gives.append((len(values) + len(adds), i))
         now, card = max(gives, default=(0, None))
         ready = sum(count for count, _ in gives) - now
         key = (now, can_act, ready, -loose) if on_turn else (now + ready, can_act, -loose)
         if best_key is None or key > best_key:
-            best_key, best = key, Plan(now, card, ready, can_act, loose)
+            best_key, best = key, Plan(now, card, ready, can_act, loose, tuple(placed))
     return best
 
 
@@ -1088,137 +1108,92 @@ def _dice(count: int) -> str:
     return f"{count} die" if count == 1 else f"{count} dice"
 
 
-def _suggest(state: DerbyState, move: Move, key: tuple, advice: dict, reason: str) -> tuple[tuple, Suggestion]:
-    return key, Suggestion(move, state.describe(move), advice, reason)
-
-
-def _advise_place(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat, die = state.actor, _read_die(move["die"])
-    card = state.rules.card_index(move["card"])
-    side, dice = state.boards[seat][card]
-    board = state._with_card(seat, card, side, dice + (die,))[seat]
-    plan = _plan(state, board, _without(state.pending, die), state.stage == "assign")
-    target = state.rules.cards[plan.best_card].sides[board[plan.best_card][0]].title if plan.now else None
-    later = f"{_dice(plan.ready)} more in complete cards for next turn"
-    if state.stage == "assign":
-        reason = (f"{target} can give away {_dice(plan.now)} now" if target else
-                  "lets you activate a card to reset your sides" if plan.can_act else
-                  "no card can be activated this turn") + f"; {later}"
-        return _suggest(state, move, plan.key(True), {"give_now": plan.now, "give_next": plan.ready}, reason)
-    total = plan.now + plan.ready
-    reason = next_turn_words(target, plan)
-    return _suggest(state, move, plan.key(False), {"give_now": 0, "give_next": total}, reason)
-
-
-def next_turn_words(best: str | None, plan: Plan) -> str:
+def next_turn_words(best: str | None, now: int, ready: int) -> str:
     """What a plan gives on the player's next turn, where one card is activated: its best card's
     dice, and the dice waiting on other complete cards for the turns after."""
-    if not plan.now:
+    if not now:
         return "no card would be complete for your next turn"
-    later = f"; {plan.ready} more on other complete cards" if plan.ready else ""
-    return f"your {best} could then give away {_dice(plan.now)} on your next turn{later}"
+    later = f"; {ready} more on other complete cards" if ready else ""
+    return f"your {best} could then give away {_dice(now)} on your next turn{later}"
 
 
-def _advise_reroll(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    """Estimate each re-roll by planning REROLL_SAMPLES seeded sample rolls of its dice."""
-    seat = state.actor
-    after = state.apply(move)
-    rng = random.Random(f"{move}|{state.boards[seat]}")
-    now = ready = 0
-    for _ in range(REROLL_SAMPLES):
-        plan = _plan(state, after.boards[seat], [Die(rng.randint(1, 6), c) for c in after.reroll])
-        now, ready = now + plan.now, ready + plan.ready
-    now, ready = now / REROLL_SAMPLES, ready / REROLL_SAMPLES
-    reason = f"re-rolls {_dice(len(after.reroll))}: about {now:.1f} to give away now and {ready:.1f} ready " \
-        f"for next turn (over {REROLL_SAMPLES} sample rolls)"
-    return _suggest(state, move, (round(now + ready / 2, 6), len(after.reroll)),
-                    {"expected_give_now": round(now, 2), "expected_give_next": round(ready, 2),
-                     "rolled": len(after.reroll)}, reason)
-
-
-def _advise_activate(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat = state.turn_seat
-    card = state.rules.card_index(move["card"])
-    side = state.side(seat, card)
-    given = len(state.boards[seat][card][1]) if side.action in ("distribute", "give") else 0
-    waiting = sum(len(dice) for i, (_, dice) in enumerate(state.boards[seat]) if i != card and state.rules.cards[i].flips)
-    reason = f"gives away {_dice(given)} now" if given else "gives nothing away now, but lets you set up your cards"
-    return _suggest(state, move, (given, waiting), {"give_now": given, "give_next": waiting}, reason)
-
-
-def _advise_hand(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    die, target, mine = _read_die(move["die"]), state.target(), state.colour_of(state.turn_seat)
-    neutral = die.colour not in state.rules.colours[:len(state.players)]
-    if target is None:
-        rank = 1 if die.colour == mine else 2 if neutral else 3
-        reason = {1: "your own colour is better handed out: it can never come back to you",
-                  2: "a neutral die", 3: "composts another player's colour, keeping yours to hand out"}[rank]
-        return _suggest(state, move, (rank, 0), {"to": "Compost"}, reason)
-    if die.colour == state.colour_of(target):
-        return _suggest(state, move, (0, 0), {"to": "Compost"}, "bounces to the Compost: nothing else is left")
-    board = state.boards[target]
-    before = _plan(state, board, ()).now
-    helps = max(_plan(state, state._with_card(target, i, side, dice + (die,))[target], ()).now
-                for i, (side, dice) in enumerate(board) if state.can_place(target, i, die) is None) - before
-    rank = 3 if die.colour == mine else 2 if neutral else 1
-    kind = {3: "your own colour can never come back to you", 2: "a neutral die", 1: "another player's colour"}[rank]
-    effect = f"it could add {helps} to their best card" if helps > 0 else f"it does not help {state.players[target]}"
-    return _suggest(state, move, (rank, -helps), {"to": state.players[target], "helps_them": helps},
-                    f"{kind}; {effect}")
-
-
-def _advise_give(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat = state.seat_of(move["to"])
-    kept = sum(d.colour != state.colour_of(seat) for d in state.outgoing)
-    left = state.dice_on_cards(seat)
-    reason = f"{move['to']} keeps {kept} of the dice and has {left} dice on their cards"
-    return _suggest(state, move, (kept, -left), {"received": kept, "their_dice": left}, reason)
-
-
-def _advise_set_side(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    seat, board, pending = state.actor, state.boards[state.actor], state.pending
-    if move.kind == "set_side":
-        card = state.rules.card_index(move["card"])
-        side = [s.key for s in state.rules.cards[card].sides].index(move["side"])
-        pending = pending + board[card][1]
-        board = state._with_card(seat, card, side, ())[seat]
-    plan = _plan(state, board, pending, on_turn=False)
-    total = plan.now + plan.ready
-    best = state.rules.cards[plan.best_card].sides[board[plan.best_card][0]].title if plan.now else None
-    reason = next_turn_words(best, plan)
-    return _suggest(state, move, (*plan.key(False), move.kind == "keep_sides"), {"give_next": total}, reason)
-
-
-def _advise_lift(state: DerbyState, move: Move) -> tuple[tuple, Suggestion]:
-    if move.kind == "done_lifting":
-        return _suggest(state, move, (1,), {}, "keep the other dice where they are")
-    seat, card, die = state.actor, state.rules.card_index(move["card"]), _read_die(move["die"])
-    four = state.rules.four_equal_is_two_pairs
-    if state.rules.cards[card].flips:
-        return _suggest(state, move, (0,), {}, "moves a die that already sits on a card")
-    for i, (side_index, dice) in enumerate(state.boards[seat]):
-        side = state.rules.cards[i].sides[side_index]
-        values = tuple(d.value for d in dice)
-        grown = tuple(sorted(values + (die.value,)))
-        if dice and side.action != "none" and state.can_place(seat, i, die) is None \
-                and best_activation(side, grown, (), four) > best_activation(side, values, (), four):
-            return _suggest(state, move, (2,), {}, f"it would grow your {side.title} without a re-roll")
-    return _suggest(state, move, (0,), {}, "it fits no card better than the Stove")
-
-
-_ADVISERS = {"place": _advise_place, "reroll": _advise_reroll, "activate": _advise_activate, "hand": _advise_hand,
-             "give": _advise_give, "set_side": _advise_set_side, "keep_sides": _advise_set_side,
-             "lift": _advise_lift, "done_lifting": _advise_lift}
+def _reason(state: DerbyState, move: Move, figures: dict) -> tuple[dict, str]:
+    """The figures of the advice's rating of ``move`` for the table, and its reason."""
+    kind, seat = move.kind, state.actor
+    if kind == "reroll":
+        reason = (f"re-rolls {_dice(figures['rolled'])}: about {figures['expected_give_now']:.1f} to give away now "
+                  f"and {figures['expected_give_next']:.1f} ready for next turn")
+        if figures["win_chance"]:
+            reason += f"; {percent_words(figures['win_chance'])} chance to clear your cards this turn"
+        return figures, reason
+    if kind == "place":
+        card = figures.pop("best_card")
+        target = state.side(seat, card).title if card is not None else None
+        if state.stage == "assign":
+            now = (f"{target} can give away {_dice(figures['give_now'])} now" if figures["give_now"] else
+                   "lets you activate a card to reset your sides" if figures["can_act"] else
+                   "no card can be activated this turn")
+            return figures, f"{now}; {_dice(figures['give_next'])} more in complete cards for next turn"
+        return figures, next_turn_words(target, figures["best_next"], figures["give_next"] - figures["best_next"])
+    if kind == "activate":
+        given = figures["give_now"]
+        if figures["wins"]:
+            return figures, f"gives away your last {_dice(given)}: you win"
+        return figures, f"gives away {_dice(given)} now" if given else "gives nothing away now, but lets you set up your cards"
+    if kind == "hand":
+        die, target = _read_die(move["die"]), state.target()
+        mine, neutral = state.colour_of(state.turn_seat), die.colour not in state.rules.colours[:len(state.players)]
+        if target is None:
+            reason = ("your own colour is better handed out: it can never come back to you" if die.colour == mine else
+                      "a neutral die" if neutral else "composts another player's colour, keeping yours to hand out")
+            return {"to": "Compost"}, reason
+        name = state.players[target]
+        if figures.get("bounces"):
+            return {"to": "Compost"}, "bounces to the Compost: nothing else is left"
+        kind_words = ("your own colour can never come back to you" if die.colour == mine else
+                      "a neutral die" if neutral else "another player's colour")
+        helps = figures["helps_them"]
+        effect = f"it could add {helps} to their best card" if helps > 0 else f"it does not help {name}"
+        back = figures["comes_back"]
+        returns = f"; they may hand it back to you ({percent_words(back)})" if back > 0 else ""
+        return {**figures, "to": name}, f"{kind_words}; {effect}{returns}"
+    if kind == "give":
+        return {**figures, "to": move["to"]}, (f"{move['to']} keeps {figures['received']} of the dice and has "
+                                               f"{_dice(figures['their_dice'])} on their cards")
+    if kind in ("set_side", "keep_sides"):
+        card = figures.pop("best_card")
+        if kind == "set_side" and card is not None and state.rules.cards[card].key == move["card"]:
+            title = next(side.title for side in state.rules.cards[card].sides if side.key == move["side"])
+        else:
+            title = state.side(seat, card).title if card is not None else None
+        return figures, next_turn_words(title, figures["best_next"], figures["give_next"] - figures["best_next"])
+    if kind == "done_lifting":
+        return figures, "keep the other dice where they are"
+    return figures, {2: "it would grow one of your cards without a re-roll",
+                     1: "keep the other dice where they are"}.get(figures["rank"], "it fits no card better than where it is")
 
 
 def advise(state: DerbyState) -> list[Suggestion]:
-    """Every legal move, best first (stable: equal moves keep their legal-move order)."""
+    """Every legal move, best first: the move the tournaments' player
+    (:func:`companion.games.whirling_derby_advice.policy`) makes on the simulator's copy of
+    ``state``, then the others as :func:`~companion.games.whirling_derby_advice.rate` rates
+    them (equal ones in legal-move order)."""
+    from companion.games.whirling_derby_advice import policy, rate
+    from companion.games.whirling_derby_sim import Bridge
+
     if state.is_terminal() or state.dice_to_roll() is not None:
         return []
     moves = state.legal_moves()
     if [m.kind for m in moves] == ["end_turn"]:
         return [Suggestion(moves[0], state.describe(moves[0]), {}, "no card is complete")]
-    ranked = [_ADVISERS[m.kind](state, m) for m in moves]
+    bridge = Bridge(state)
+    mirror = bridge.state(state)
+    chosen = bridge.engine_move(policy(bridge.sim, mirror, None))
+    ranked = []
+    for move in moves:
+        key, figures = rate(bridge.sim, mirror, bridge.move(move))
+        figures, reason = _reason(state, move, dict(figures))
+        ranked.append(((move == chosen, key), Suggestion(move, state.describe(move), figures, reason)))
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     return [suggestion for _, suggestion in ranked]
 

@@ -18,7 +18,7 @@ SUBJECTS = {
     "calibration": [("calibration.bench", "run_all")],
     "ui": [("ui.bench", "bench_ui")],
     "soak": [("companion.bench_soak", "soak_watch"), ("ui.soak", "peak_memory_full_hd"), ("ui.soak", "soak_app")],
-    "advice": [("companion.bench_advice", "dairyman_tournaments")],
+    "advice": [("companion.bench_advice", "dairyman_tournaments"), ("companion.bench_advice", "derby_tournaments")],
     "pi": [("companion.bench_pi", "reader_cost"), ("companion.bench_pi", "watch_memory"),
            ("companion.bench_pi", "app_memory")],
 }

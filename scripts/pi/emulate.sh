@@ -84,12 +84,18 @@ root=""
 pip_cert=""
 cleanup() {
     [ -n "$root" ] || return 0
+    local proc    # whatever still runs inside the arm64 system (a stopped test run) ends first
+    for proc in /proc/[0-9]*; do
+        [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ] && "${sudo_cmd[@]}" kill "${proc#/proc/}" 2>/dev/null
+    done
+    sleep 1
     for m in home/pi/.cache/pip run dev/pts dev sys proc; do
         mountpoint -q "$root/$m" && "${sudo_cmd[@]}" umount -l "$root/$m"
     done
     "${sudo_cmd[@]}" rm -rf --one-file-system "$root"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 fresh_root() {
     root=$(mktemp -d "${TMPDIR:-/tmp}/pi-root.XXXXXX")

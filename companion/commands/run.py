@@ -51,7 +51,7 @@ def run(args) -> int:
     from ui.window import configure_window
 
     if args.self_test:
-        return run_self_test(args, game, players, camera)
+        return run_self_test(args, game, players)
     store = SessionStore(args.db)
     configure_window(fullscreen=args.fullscreen)
     from ui.app import CompanionApp
@@ -71,7 +71,7 @@ def check_self_test(args, camera: str | None) -> None:
         raise UserError("the self-test plays with the simulated camera: leave out --camera or use --camera sim")
 
 
-def run_self_test(args, game, players: list[str], camera: str | None) -> int:
+def run_self_test(args, game, players: list[str]) -> int:
     """``--self-test PNG``: one roll end to end in a throw-away database and settings."""
     screenshot = Path(args.self_test).resolve()
     game = game or get_game("dairyman")

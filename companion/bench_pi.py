@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from companion.bench_soak import process_memory_kb
+from companion.bench_vision import synthetic_frame
 from vision import dice_net
 from vision.reader import _net, read_frame
 
@@ -46,20 +47,15 @@ SIMD ratio; everything else (Python, resizing, colour) is scaled by the scalar r
 
 
 def _frame(size: tuple[int, int], dice: int, seed: int = 11) -> np.ndarray:
-    from vision import synth
-
+    """A rendered tray whose dice grow with the frame (a twelfth of its short side)."""
     side = max(24, min(size) // 12)
-    frame, _ = synth.render_scene([1 + i % 6 for i in range(dice)], seed=seed, size=size,
-                                  die_size=(side, int(side * 1.3)))
-    return frame
+    return synthetic_frame(size, dice, seed, die_size=(side, int(side * 1.3)))[0]
 
 
 def network_flops(size: tuple[int, int], dice: int) -> dict:
     """Floating-point operations of the finder on a frame of ``size`` and of the face reader on ``dice`` crops."""
-    scale = dice_net.FINDER_SIZE / max(size)           # as dice_net.finder_input scales and pads a frame
-    width, height = round(size[0] * scale), round(size[1] * scale)
-    height, width = height + (-height) % 32, width + (-width) % 32
-    finder = _net(dice_net.FINDER_FILE).getFLOPS((1, 3, height, width))
+    finder_view, _ = dice_net.finder_input(np.zeros((size[1], size[0], 3), np.uint8))
+    finder = _net(dice_net.FINDER_FILE).getFLOPS((1, 3, *finder_view.shape[:2]))
     reader = _net(dice_net.READER_FILE).getFLOPS((1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE))
     return {"finder_mflop": round(finder / 1e6, 1), "reader_mflop_per_die": round(reader / 1e6, 1),
             "total_mflop": round((finder + dice * reader) / 1e6, 1)}

@@ -22,10 +22,11 @@ from vision.reader import read_file, read_frame
 SPEED_SIZES = ((640, 480), (1280, 720), (1920, 1080))
 
 
-def _synthetic_frame(size, n_dice: int, seed: int):
+def synthetic_frame(size, n_dice: int, seed: int, die_size: tuple[int, int] = (30, 60)):
+    """A rendered tray of ``size`` with ``n_dice`` dice showing 1, 2, ... 6, 1, ... and its truth."""
     from vision import synth
 
-    return synth.render_scene([(1 + i % 6) for i in range(n_dice)], seed=seed, size=size, die_size=(30, 60))
+    return synth.render_scene([(1 + i % 6) for i in range(n_dice)], seed=seed, size=size, die_size=die_size)
 
 
 def speed(repeats: int = 15, threads: int = 1) -> dict:
@@ -33,13 +34,13 @@ def speed(repeats: int = 15, threads: int = 1) -> dict:
     cv2.setNumThreads(threads)
     out: dict = {"threads": threads, "load_average_before": round(os.getloadavg()[0], 2)}
     for size in SPEED_SIZES:
-        frame, _ = _synthetic_frame(size, 6, seed=11)
+        frame, _ = synthetic_frame(size, 6, seed=11)
         read_frame(frame)
         times = [read_frame(frame).ms for _ in range(repeats)]
         out[f"median_ms_{size[0]}x{size[1]}"] = round(statistics.median(times), 2)
     by_count = {}
     for n in (1, 12):
-        frame, _ = _synthetic_frame((640, 480), n, seed=12)
+        frame, _ = synthetic_frame((640, 480), n, seed=12)
         by_count[n] = statistics.median(read_frame(frame).ms for _ in range(repeats))
     out["ms_per_die"] = round((by_count[12] - by_count[1]) / 11, 3)
     out["load_average_after"] = round(os.getloadavg()[0], 2)  # other work on the machine slows every figure

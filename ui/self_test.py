@@ -31,6 +31,7 @@ class SelfTest:
         self.deadline = time.monotonic() + time_limit
         self.step = self._start_game
         self.truth: list = []
+        self.headline = ""
         self.passed = False
         self.verdict = "the self-test did not finish"
 
@@ -69,24 +70,28 @@ class SelfTest:
         if read != thrown:
             self._finish(False, f"read {_dice_words(read)}, but the camera threw {_dice_words(thrown)}")
         elif self.app.accept_reading():
-            self.step = self._wait_for_suggestions
+            self._expect_advice()
         else:
             self._finish(False, f"the roll was refused: {self.app.notice}")
 
-    def _wait_for_suggestions(self) -> None:
-        """waiting for the advice on screen"""
+    def _expect_advice(self) -> None:
+        """The roll is used: the top advice, in the words the screen shows, is what to wait for."""
         state = self.app.state
         suggestions = state.game.advise(state)
         if not suggestions:
             self._finish(False, "the game gave no advice after the roll")
             return
         top = suggestions[0]
-        headline = state.suggestion_words(top)["headline"] if hasattr(state, "suggestion_words") else top.text
-        if any(headline in getattr(widget, "text", "") for widget in self.app.root.walk()):
+        self.headline = state.suggestion_words(top)["headline"] if hasattr(state, "suggestion_words") else top.text
+        self.step = self._wait_for_advice
+
+    def _wait_for_advice(self) -> None:
+        """waiting for the advice on screen"""
+        if any(self.headline in getattr(widget, "text", "") for widget in self.app.root.walk()):
             self._save_screenshot()
             thrown = _dice_words(Counter((d.value, d.colour) for d in self.truth))
             self._finish(True, f"{len(self.truth)} dice thrown and read right ({thrown}); the advice on "
-                               f"screen: {headline}; screenshot {self.screenshot}")
+                               f"screen: {self.headline}; screenshot {self.screenshot}")
 
     def _save_screenshot(self) -> None:
         Window.dispatch("on_draw")

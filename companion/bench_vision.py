@@ -5,7 +5,10 @@
 - :func:`accuracy`: the ``score_dice.py`` figures on each public photo set, on its held-out
   part (never trained on) and on the whole set (left out, with a one-line note on stderr,
   when the sets are not beside the repository);
-- :func:`synthetic`: the share of synthetic frames read entirely right at default settings.
+- :func:`synthetic`: the share of synthetic frames read entirely right at default settings;
+- :func:`robustness`: die_acc and colour_acc on each public set's held-out photos made harder
+  (:mod:`vision.variants`: turned, resized, JPEG, dim, tungsten, oblique, tiny dice in a big frame),
+  without a calibration profile, beside the untouched photos.
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ import time
 import cv2
 import numpy as np
 
-from vision import public_sets
+from vision import public_sets, variants
+from vision.image_files import load_scaled_image
 from vision.reader import read_file, read_frame
 
 SPEED_SIZES = ((640, 480), (1280, 720), (1920, 1080))
@@ -99,11 +103,57 @@ def match_truth(truth, dice) -> int:
     return right
 
 
+def robustness(sets=public_sets.SETS, threads: int = 1, seed: int = 0, part: str = "held_out", rows=None) -> dict:
+    """``{set: {row: {"die_acc", "colour_acc", "recall", "precision"}}}``: score_dice figures on each set's
+    ``part`` ("held_out" or "all") untouched and as each of :func:`vision.variants.variants` (or those named in
+    ``rows``).
+
+    The tiny-dice row shrinks each photo by the size of the dice the reader finds on it untouched (else its
+    labels' boxes, else an eighth of its short side), so that its dice come out 12-16 px."""
+    cv2.setNumThreads(threads)
+    score = public_sets.score_module().score
+    rng = np.random.default_rng(seed)
+    out: dict = {}
+    for name in sets:
+        manifest = public_sets.load_manifest(name)
+        entries = public_sets.split(manifest)[1] if part == "held_out" else manifest
+        table: dict[str, tuple[list, list]] = {}
+        for n, entry in enumerate(entries):
+            image, scale = load_scaled_image(public_sets.datasets_dir() / name / entry["image"])
+            boxes = [None if d.get("bbox") is None else tuple(v * scale for v in d["bbox"]) for d in entry["dice"]]
+            untouched = read_frame(image)
+            _add_row(table, "untouched", n, entry, boxes, untouched)
+            for row, variant in variants.variants(_die_side(untouched, boxes, image)).items():
+                if rows is not None and row not in rows:
+                    continue
+                changed, changed_boxes = variant(image, boxes, rng)
+                _add_row(table, row, n, entry, changed_boxes, read_frame(changed))
+        out[name] = {row: {key: figures[key] for key in ("die_acc", "colour_acc", "recall", "precision")}
+                     for row, figures in ((row, score(labels, preds, {})) for row, (labels, preds) in table.items())}
+    return out
+
+
+def _die_side(reading, boxes, image) -> float:
+    sides = [d.bbox[2] for d in reading.dice] or [max(b[2:]) for b in boxes if b is not None]
+    return float(np.median(sides)) if sides else min(image.shape[:2]) / 8.0
+
+
+def _add_row(rows: dict, row: str, n: int, entry: dict, boxes, reading) -> None:
+    """One photo's labels (with ``boxes``) and reading, under a name of its own, into ``rows[row]``."""
+    image = f"{n:05d}.png"
+    dice = [{**d, "bbox": None if b is None else list(b)} for d, b in zip(entry["dice"], boxes)]
+    labels, preds = rows.setdefault(row, ([], []))
+    labels.append({"image": image, "dice": dice})
+    preds.append({**reading.to_json(), "image": image})
+
+
 def run_all() -> dict:
-    """Every vision benchmark: speed, public-set accuracy (when the sets are there), synthetic accuracy."""
+    """Every vision benchmark: speed, public-set accuracy and robustness (when the sets are there),
+    synthetic accuracy."""
     reason = public_sets.missing()
     skipped = public_sets.skipped("vision accuracy on the public photo sets", reason) if reason else None
-    return {"speed": speed(), "accuracy": skipped or accuracy(), "synthetic": synthetic()}
+    return {"speed": speed(), "accuracy": skipped or accuracy(), "robustness": skipped or robustness(),
+            "synthetic": synthetic()}
 
 
 if __name__ == "__main__":
@@ -114,7 +164,8 @@ if __name__ == "__main__":
 
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     try:
-        result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "all": run_all}[which]()
+        result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "robustness": robustness,
+                  "all": run_all}[which]()
     except CompanionError as exc:
         sys.exit(f"bench_vision: {exc}")
     print(json.dumps(result, indent=1))

@@ -33,7 +33,7 @@ class LightParams:
     """The light estimate's tunable numbers, with their defaults and reasons."""
 
     enabled: bool = True        # estimate and undo the light (False: name colours from the raw frame)
-    reach: float = 0.3          # largest correction along the warm-cool axis, as log gain (0.3: red / blue x1.8)
+    reach: float = 0.45         # largest correction along the warm-cool axis, as log gain (0.45: red / blue x2.5)
     tint_reach: float = 0.2     # largest correction along the green-magenta axis, as log gain
     step: float = 0.05          # grid step of the candidate corrections, log gain
     prior_weight: float = 16.0  # cost (in spreads, summed over the dice) of each log-gain unit away from
@@ -45,12 +45,18 @@ class LightParams:
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
     fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
     grey_samples: int = 5000    # the frame's guess looks at about this many pixels, evenly spread (plenty for a mean)
+    exposure_target: float = 180.0  # the brightest parts of the dice (white pips, light bodies: the 99th percentile
+    # of their pixels' brightest channel) are brought up to this when darker: an underexposed or dim photo keeps its
+    # colour names (well-lit photos measure 190-220, the Pi camera's dim box 140-185; 200 lost byler dice)
+    exposure_max_gain: float = 3.0  # at most this much brighter
 
     def __post_init__(self):
         if not (self.step > 0 and self.reach >= 0 and self.tint_reach >= 0 and self.prior_weight >= 0
-                and self.fit_cap > 0 and self.grey_samples >= 1 and 0 <= self.grey_share <= 1):
+                and self.fit_cap > 0 and self.grey_samples >= 1 and 0 <= self.grey_share <= 1
+                and 0 < self.exposure_target <= 255 and self.exposure_max_gain >= 1):
             raise UserError("light parameters: step, fit_cap and grey_samples must be positive, reach, tint_reach "
-                            "and prior_weight not negative, grey_share 0 to 1")
+                            "and prior_weight not negative, grey_share 0 to 1, exposure_target 0 to 255, "
+                            "exposure_max_gain at least 1")
 
 
 DEFAULT_LIGHT = LightParams()
@@ -74,20 +80,51 @@ def candidate_gains(reach: float, tint_reach: float, step: float) -> np.ndarray:
 
 def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
     """The frame's grey hypothesis (BGR gains): the correction that makes its near-grey pixels grey, or no
-    correction when too few pixels are near-grey."""
+    correction when too few pixels are near-grey.
+
+    A strong cast (a tungsten lamp, shade) pushes a grey tray past ``grey_chroma``; so the pixels are looked at
+    under corrections along the warm-cool axis (the way lamps and daylight differ), nearest to none first, and
+    the near-grey ones are those of the first correction under which at least ``grey_share`` of the frame is
+    near-grey.  A guess beyond the reach of the corrections (``reach``, ``tint_reach``) is no guess: coloured felt
+    made grey would need one."""
     rows, cols = image_bgr.shape[:2]
     step = max(1, int(np.sqrt(rows * cols / params.grey_samples)))
-    sample = np.ascontiguousarray(image_bgr[::step, ::step])
-    # 8-bit Lab (L x 2.55, a and b + 128) is plenty to tell near-grey pixels, and fast.
-    lab = cv2.cvtColor(sample, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
-    pixels = sample.reshape(-1, 3)
-    lightness = lab[:, 0] / 2.55
-    grey = ((np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < params.grey_chroma)
-            & (lightness > params.grey_lightness[0]) & (lightness < params.grey_lightness[1]))
-    if grey.sum() < params.grey_share * len(pixels):
-        return np.ones(3)
-    mean = np.maximum(pixels[grey].astype(np.float64).mean(axis=0), 1.0)
-    return normalised(-np.log(mean / (mean @ LUMA_BGR)))
+    pixels = np.ascontiguousarray(image_bgr[::step, ::step]).reshape(-1, 1, 3).astype(np.float32)
+    for gains in _nearest_first(candidate_gains(params.reach, 0.0, params.step)):
+        corrected = np.clip(pixels * gains.astype(np.float32), 0, 255).astype(np.uint8)
+        # 8-bit Lab (L x 2.55, a and b + 128) is plenty to tell near-grey pixels, and fast.
+        lab = cv2.cvtColor(corrected, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+        lightness = lab[:, 0] / 2.55
+        grey = ((np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < params.grey_chroma)
+                & (lightness > params.grey_lightness[0]) & (lightness < params.grey_lightness[1]))
+        if grey.sum() >= max(params.grey_share * len(pixels), 1):
+            mean = np.maximum(pixels.reshape(-1, 3)[grey].astype(np.float64).mean(axis=0), 1.0)
+            log_b, log_g, log_r = -np.log(mean)
+            warm_cool, tint = (log_b - log_r) / 2, log_g - (log_b + log_r) / 2
+            if abs(warm_cool) <= params.reach + params.step and abs(tint) <= params.tint_reach + params.step:
+                return normalised(-np.log(mean / (mean @ LUMA_BGR)))
+            break
+    return np.ones(3)
+
+
+def _nearest_first(candidates: np.ndarray) -> np.ndarray:
+    return candidates[np.argsort(np.linalg.norm(np.log(candidates), axis=1), kind="stable")]
+
+
+def exposure_gain(image_bgr: np.ndarray, boxes, params: LightParams = DEFAULT_LIGHT) -> float:
+    """How much brighter the frame must be for its dice's brightest parts to reach ``exposure_target``
+    (1 when they already do; at most ``exposure_max_gain``).  Dark dice have light pips and light dice are light,
+    so a dim frame shows itself in the dice whatever the table."""
+    rows, cols = image_bgr.shape[:2]
+    brightest = []
+    for x, y, w, h in boxes:
+        x0, y0, x1, y1 = max(int(x), 0), max(int(y), 0), min(int(x + w) + 1, cols), min(int(y + h) + 1, rows)
+        if x1 > x0 and y1 > y0:
+            brightest.append(image_bgr[y0:y1, x0:x1].max(axis=2).ravel())
+    if not brightest:
+        return 1.0
+    level = max(float(np.percentile(np.concatenate(brightest), 99)), 1.0)
+    return float(np.clip(params.exposure_target / level, 1.0, params.exposure_max_gain))
 
 
 def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.ndarray,

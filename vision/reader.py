@@ -19,7 +19,7 @@ from companion.errors import UserError
 from vision import dice_net
 from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
-from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, grey_guess
+from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
 from vision.types import DieReading, Reading
 
 
@@ -182,11 +182,12 @@ def _dice_surest_first(read, params: ReaderParams):
 
 def name_colours(image: np.ndarray, boxes, palette: Palette, light: LightParams = DEFAULT_LIGHT) -> list[str | None]:
     """The palette's name (or None) for the die in each box, after undoing the light the frame and its dice
-    show (:mod:`vision.light`); with ``light.enabled`` False, from the frame as it is."""
+    show, its brightness and its colour (:mod:`vision.light`); with ``light.enabled`` False, from the frame as it is."""
     bodies = [die_body(image, bbox) for bbox in boxes]
     if light.enabled and bodies:
-        means = np.array([bgr.mean(axis=0) for bgr, _ in bodies])
-        gains = estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light)
+        exposure = exposure_gain(image, boxes, light)
+        means = np.array([bgr.mean(axis=0) for bgr, _ in bodies]) * exposure
+        gains = exposure * estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light)
         if not np.allclose(gains, 1.0, atol=1e-6):
             return [palette.classify(body_features(bgr, gains))[0] for bgr, _ in bodies]
     return [palette.classify(lab.mean(axis=0))[0] for _, lab in bodies]

@@ -70,7 +70,7 @@ def resized_to(long_side: int) -> Variant:
 
 def jpeg(image, boxes, rng=None, quality: int = JPEG_QUALITY):
     """Saved and read back as a JPEG of low quality."""
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(data, cv2.IMREAD_COLOR), list(boxes)
 
 
@@ -96,7 +96,7 @@ def oblique(image, boxes, rng=None, tilt_deg: float = OBLIQUE_DEG):
     projected = np.stack([focal * x / depth, focal * y * math.cos(tilt) / depth], axis=1)
     projected -= projected.min(axis=0)
     projected *= max(rows, cols) / projected.max()
-    out_w, out_h = (int(math.ceil(v)) for v in projected.max(axis=0))
+    out_w, out_h = (math.ceil(v) for v in projected.max(axis=0))
     matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), projected.astype(np.float32))
     warped = cv2.warpPerspective(image, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return warped, _mapped_boxes(boxes, lambda p: cv2.perspectiveTransform(p[None].astype(np.float64), matrix)[0])
@@ -117,8 +117,7 @@ def tiny_dice(die_side: float) -> Variant:
         x0 = int(rng.integers(0, BIG_FRAME[0] - small.shape[1] + 1))
         y0 = int(rng.integers(0, BIG_FRAME[1] - small.shape[0] + 1))
         frame[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
-        sx, sy = small.shape[1] / image.shape[1], small.shape[0] / image.shape[0]
-        return frame, _mapped_boxes(boxes, lambda p: p * [sx, sy] + [x0, y0])
+        return frame, _mapped_boxes(small_boxes, lambda p: p + [x0, y0])
     shrink.__doc__ = "Dice of 12-16 px in a 4000 x 3000 frame."
     return shrink
 

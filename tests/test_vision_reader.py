@@ -218,7 +218,7 @@ def test_read_command_prints_score_dice_json_and_annotates(tmp_path, capsys):
     line = json.loads(capsys.readouterr().out.strip())
     assert line["image"] == str(path) and isinstance(line["ms"], float)
     assert sorted(d["value"] for d in line["dice"]) == [1, 4]
-    assert set(line["dice"][0]) == {"value", "colour", "center", "bbox", "confidence"}
+    assert set(line["dice"][0]) == {"value", "colour", "center", "bbox", "confidence", "unsure"}
     annotated = cv2.imread(str(tmp_path / "out" / "tray.png"))
     assert annotated.shape == image.shape and not np.array_equal(annotated, image)
 

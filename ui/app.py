@@ -31,6 +31,7 @@ from companion.session import Session, SessionStore
 from hardware.camera import default_spec
 from hardware.monitor import open_monitored
 from ui.live import FrameGrabber, ReaderProcess
+from ui.play_screen import die_colour_choices
 from ui.preferences import Preferences
 from ui.window import drop_duplicate_touch_source
 from vision.colour import default_palette
@@ -358,20 +359,42 @@ class CompanionApp(App):
             return
         self.reading_frame = frame
         self.reading = list(reading.dice)
-        uncertain = sum(not d.certain for d in reading.dice)
-        self.notice = f"{uncertain} die(s) uncertain: tap to set the value" if uncertain else ""
+        self.notice = self.check_words()
+
+    def colours_matter(self) -> bool:
+        """Whether the dice's colours count in the roll the game waits for (then a doubted colour is checked)."""
+        request = self.state.dice_to_roll() if self.state else None
+        return bool(die_colour_choices(request, self.session.game if self.session else None))
+
+    def check_words(self) -> str:
+        """What the player must still do about the read dice before they can be used, or ""."""
+        unknown = sum(not d.certain for d in self.reading)
+        doubted = sum(d.certain and d.needs_check(self.colours_matter()) for d in self.reading)
+        parts = []
+        if unknown:
+            parts.append(f"{unknown} {'dice' if unknown > 1 else 'die'} unreadable: tap to set the value")
+        if doubted:
+            parts.append(f"{doubted} {'dice' if doubted > 1 else 'die'} marked ?: tap to confirm")
+        return "; ".join(parts)
+
+    def confirm_die(self, index: int) -> None:
+        """A player's one-tap "yes, that is right" for a die the reader doubted."""
+        if not 0 <= index < len(self.reading):
+            raise UserError(f"there is no die {index + 1} in this reading")
+        self.reading = [d.confirmed() if i == index else d for i, d in enumerate(self.reading)]
+        self.notice = self.check_words()
 
     def correct_die(self, index: int, value: int | None = None, colour: str | None = None) -> None:
         """A player's correction of one read die: its value and/or colour."""
         dice = list(self.reading)
         if not 0 <= index < len(dice):
             raise UserError(f"there is no die {index + 1} in this reading")
-        changes: dict[str, Any] = {"confidence": 1.0}
+        changes: dict[str, Any] = {}
         if value is not None:
             changes["value"] = Die(value).value
         if colour is not None:
             changes["colour"] = colour
-        dice[index] = dataclasses.replace(dice[index], **changes)
+        dice[index] = dice[index].confirmed(**changes)
         self.reading = dice
 
     def add_die(self, value: int, colour: str | None) -> None:
@@ -397,9 +420,15 @@ class CompanionApp(App):
         def roll():
             if not self.reading:
                 raise UserError("read the dice first (space or the Read button), or add them with +")
-            uncertain = [i + 1 for i, d in enumerate(self.reading) if not d.certain]
-            if uncertain:
-                raise UserError(f"die {', '.join(map(str, uncertain))} uncertain: tap it to set its value")
+            unknown = [i + 1 for i, d in enumerate(self.reading) if not d.certain]
+            if unknown:
+                raise UserError(f"die {', '.join(map(str, unknown))} unreadable: tap it to set its value")
+            colours_matter = self.colours_matter()
+            doubted = [f"{i + 1} ({d.value}{' ' + d.colour if colours_matter and d.colour else ''}?)"
+                       for i, d in enumerate(self.reading) if d.needs_check(colours_matter)]
+            if doubted:
+                raise UserError(f"{'dice' if len(doubted) > 1 else 'die'} {', '.join(doubted)} not sure: tap each "
+                                "marked ? to confirm it, tap again to change it")
             photo = None
             if self.reading_frame is not None:
                 ok, jpeg = cv2.imencode(".jpg", self.reading_frame, [cv2.IMWRITE_JPEG_QUALITY, PHOTO_QUALITY])

@@ -290,7 +290,8 @@ class PlayScreen(Screen):
         if index is None:
             app.attempt(lambda: app.add_die(value, colour))
         else:
-            app.attempt(lambda: app.correct_die(index, value=value, colour=colour))
+            if app.attempt(lambda: app.correct_die(index, value=value, colour=colour)):
+                app.notice = app.check_words()
         popup.dismiss()
 
     def _show_chips(self, dice) -> None:
@@ -305,12 +306,19 @@ class PlayScreen(Screen):
             typed.bind(on_release=lambda _b: self.open_keypad())
             box.add_widget(typed)
             self.keypad_button = typed
+        app = App.get_running_app()
+        colours_matter = app.colours_matter()
         for index, die in enumerate(dice):
             rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
-            chip = Button(text=str(die.value) if die.certain else "?", font_size="24sp", bold=True,
-                          background_normal="", background_color=rgba, size_hint_x=None, width=dp(48),
+            doubted = die.certain and die.needs_check(colours_matter)
+            chip = Button(text=f"{die.value}?" if doubted else str(die.value) if die.certain else "?", font_size="24sp",
+                          bold=True, background_normal="", background_color=rgba, size_hint_x=None,
+                          width=dp(60) if doubted else dp(48),
                           color=(0, 0, 0, 1) if sum(rgba[:3]) > 1.5 else (1, 1, 1, 1))
-            chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
+            if doubted:   # one tap says "yes, that is right"; a tap on the confirmed die changes it
+                chip.bind(on_release=lambda _b, i=index: app.confirm_die(i))
+            else:
+                chip.bind(on_release=lambda _b, i=index: self.edit_die(i))
             box.add_widget(chip)
 
     def open_keypad(self) -> None:

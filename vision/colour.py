@@ -73,6 +73,18 @@ class Palette:
             return None, best
         return best_name, best
 
+    def margin(self, features: np.ndarray) -> float:
+        """How much farther (in spreads) the nearest colour of another name is than the nearest colour:
+        small when two names fit the die almost as well."""
+        lab = np.asarray(features, dtype=np.float64)[:3]
+        weights = np.array([self.lightness_weight, 1.0, 1.0])
+        best: dict[str, float] = {}
+        for colour in self.colours:
+            dist = float(np.linalg.norm((lab - np.asarray(colour.centre_lab)) * weights) / colour.spread)
+            best[colour.name] = min(dist, best.get(colour.name, float("inf")))
+        first, second = (sorted(best.values()) + [float("inf")] * 2)[:2]
+        return second - first
+
     def nearest_distances(self, lab: np.ndarray) -> np.ndarray:
         """Each Lab row's distance (in spreads, measured as :meth:`classify` does) to its nearest colour."""
         lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)

@@ -44,6 +44,9 @@ class ReaderParams:
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
     light: LightParams = DEFAULT_LIGHT  # the frame-wide light correction before colours are named (vision/light.py)
+    unsure_value: float = 0.8  # a die whose value the reader gives less probability than this is flagged value-unsure
+    unsure_colour_margin: float = 0.4  # a die whose colour fits another name within this many spreads of its own
+    # is flagged colour-unsure
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -180,17 +183,22 @@ def _dice_surest_first(read, params: ReaderParams):
     return sorted(dice, key=lambda r: r[0][3] * (1.0 - r[1][dice_net.NOT_A_DIE]), reverse=True)
 
 
-def name_colours(image: np.ndarray, boxes, palette: Palette, light: LightParams = DEFAULT_LIGHT) -> list[str | None]:
-    """The palette's name (or None) for the die in each box, after undoing the light the frame and its dice
-    show, its brightness and its colour (:mod:`vision.light`); with ``light.enabled`` False, from the frame as it is."""
+def colour_features(image: np.ndarray, boxes, palette: Palette, light: LightParams = DEFAULT_LIGHT) -> list[np.ndarray]:
+    """The CIELAB colour of the die's body in each box, after undoing the light the frame and its dice show, its
+    brightness and its colour (:mod:`vision.light`); with ``light.enabled`` False, as the frame shows it."""
     bodies = [die_body(image, bbox) for bbox in boxes]
     if light.enabled and bodies:
         exposure = exposure_gain(image, boxes, light)
         means = np.array([bgr.mean(axis=0) for bgr, _ in bodies]) * exposure
         gains = exposure * estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light)
         if not np.allclose(gains, 1.0, atol=1e-6):
-            return [palette.classify(body_features(bgr, gains))[0] for bgr, _ in bodies]
-    return [palette.classify(lab.mean(axis=0))[0] for _, lab in bodies]
+            return [body_features(bgr, gains) for bgr, _ in bodies]
+    return [lab.mean(axis=0) for _, lab in bodies]
+
+
+def name_colours(image: np.ndarray, boxes, palette: Palette, light: LightParams = DEFAULT_LIGHT) -> list[str | None]:
+    """The palette's name (or None) for the die in each box (see :func:`colour_features`)."""
+    return [palette.classify(f)[0] for f in colour_features(image, boxes, palette, light)]
 
 
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
@@ -224,12 +232,14 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
                 continue
             kept.append(((cx, cy, side, score), p))
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
-        colours = name_colours(image, boxes, palette, params.light)
-        for ((cx, cy, side, score), p), bbox, colour in zip(kept, boxes, colours):
+        for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             sure = float(p[best])
             value = best + 1 if sure >= params.value_threshold else None
-            dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4)))
+            colour = palette.classify(lab)[0]
+            dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4),
+                                   value_unsure=sure < params.unsure_value,
+                                   colour_unsure=colour is not None and palette.margin(lab) < params.unsure_colour_margin))
     return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
 
 

@@ -10,9 +10,11 @@ from companion.engine import Die
 class DieReading:
     """One die as read from a frame.
 
-    ``value`` is None when the reader is not sure of the pips; ``colour`` is None when
+    ``value`` is None when the reader cannot tell the pips at all; ``colour`` is None when
     the die's colour matches no palette colour.  ``center`` and ``bbox`` (x, y, w, h)
-    are in the frame's pixels; ``confidence`` is 0..1.
+    are in the frame's pixels; ``confidence`` is 0..1.  ``value_unsure`` and ``colour_unsure``
+    flag a best guess the reader doubts (a player should confirm it before it is used); a die
+    without a value is always value-unsure.
     """
 
     value: int | None
@@ -20,10 +22,24 @@ class DieReading:
     center: tuple[float, float]
     bbox: tuple[float, float, float, float]
     confidence: float
+    value_unsure: bool = False
+    colour_unsure: bool = False
+
+    def __post_init__(self):
+        if self.value is None and not self.value_unsure:
+            object.__setattr__(self, "value_unsure", True)
 
     @property
     def certain(self) -> bool:
         return self.value is not None
+
+    def needs_check(self, colours_matter: bool = True) -> bool:
+        """Whether a player should confirm this die before it is used (its colour only when ``colours_matter``)."""
+        return self.value_unsure or (colours_matter and self.colour_unsure)
+
+    def confirmed(self, **changes) -> DieReading:
+        """The die as a player confirmed (or corrected) it: sure of everything."""
+        return replace(self, **changes, confidence=1.0, value_unsure=False, colour_unsure=False)
 
     def to_die(self) -> Die | None:
         """The die for the rules engine, or None while its value is uncertain."""
@@ -42,6 +58,7 @@ class DieReading:
             "center": [round(float(c), 1) for c in self.center],
             "bbox": [round(float(c), 1) for c in self.bbox],
             "confidence": round(float(self.confidence), 3),
+            "unsure": [what for what, flag in (("value", self.value_unsure), ("colour", self.colour_unsure)) if flag],
         }
 
 

@@ -1,0 +1,61 @@
+"""A die the reader doubts is marked "?" on its chip and is not used until the player confirms it with
+one tap; a tap on the confirmed die opens the editor as for any other die."""
+# ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
+from __future__ import annotations
+
+from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
+
+from vision.types import DieReading, Reading
+
+ROLL = [(6, "white"), (4, "white"), (5, "white"), (5, "white"), (3, "white"), (2, "white"), (1, "white"),
+        (4, "yellow")]
+
+
+def read_dice(app, doubted: dict[int, str]):
+    """The reader's hand-over of a reading in which the dice at the given places are doubted ("value"/"colour")."""
+    dice = tuple(DieReading(value, colour, (40.0 + 50 * i, 60.0), (20.0 + 50 * i, 40.0, 40.0, 40.0), 0.9,
+                            value_unsure=doubted.get(i) == "value", colour_unsure=doubted.get(i) == "colour")
+                 for i, (value, colour) in enumerate(ROLL))
+    app._reading_done(Reading(dice), None, settled=False)
+
+
+def test_doubted_dice_wait_for_a_one_tap_confirmation(ui):
+    app = ui.launch(camera="usb:9")
+    app.start_game("dairyman", ["Ann", "Bob"], {})
+    ui.pump(3)
+    play = app.screen("play")
+    read_dice(app, {2: "value", 7: "colour"})
+    ui.pump(2)
+    chips = list(reversed(play.ids.chips.children))[1:]           # after the "+"
+    assert [c.text for c in chips] == ["6", "4", "5?", "5", "3", "2", "1", "4?"]
+    assert "2 dice marked ?" in app.notice
+    events = len(app.session.history())
+    ui.tap(play.ids.accept_button)
+    assert len(app.session.history()) == events                     # nothing used while dice are doubted
+    assert app.notice.startswith("dice 3 (5 white?), 8 (4 yellow?) not sure") and "8 (4 yellow?)" in app.notice and "\n" not in app.notice
+    ui.tap(chips[2])
+    ui.pump(2)
+    chips = list(reversed(play.ids.chips.children))[1:]
+    assert [c.text for c in chips][2] == "5" and "1 die marked ?" in app.notice
+    ui.tap(chips[7])
+    ui.pump(2)
+    assert app.notice == ""
+    ui.tap(play.ids.accept_button)
+    history = app.session.history()
+    assert len(history) == events + 1 and history[-1]["kind"] == "roll"
+    assert sorted((d["value"], d["colour"]) for d in history[-1]["dice"]) == sorted(ROLL)
+
+
+def test_a_doubted_colour_is_not_asked_about_when_the_game_ignores_colours(ui):
+    """Dicey Farm's dice have no colours that count: a doubted colour is no reason to stop the player."""
+    app = ui.launch(camera="usb:9")
+    app.start_game("dicey-farm", ["Ann", "Bob"], {})
+    ui.pump(3)
+    assert not app.colours_matter()
+    dice = (DieReading(3, "ivory", (40.0, 60.0), (20.0, 40.0, 40.0, 40.0), 0.9, colour_unsure=True),
+            DieReading(5, "white", (90.0, 60.0), (70.0, 40.0, 40.0, 40.0), 0.9))
+    app._reading_done(Reading(dice), None, settled=False)
+    assert app.notice == ""
+    events = len(app.session.history())
+    assert app.accept_reading()
+    assert len(app.session.history()) == events + 1

@@ -8,7 +8,8 @@
 - :func:`synthetic`: the share of synthetic frames read entirely right at default settings;
 - :func:`robustness`: die_acc and colour_acc on each public set's held-out photos made harder
   (:mod:`vision.variants`: turned, resized, JPEG, dim, tungsten, oblique, tiny dice in a big frame),
-  without a calibration profile, beside the untouched photos.
+  without a calibration profile, beside the untouched photos;
+- :func:`false_positives`: dice reported on pictures without any die (:mod:`vision.synth_negatives`).
 """
 from __future__ import annotations
 
@@ -23,25 +24,30 @@ from vision import public_sets, variants
 from vision.image_files import load_scaled_image
 from vision.reader import read_file, read_frame
 
-SPEED_SIZES = ((640, 480), (1280, 720), (1920, 1080))
+SPEED_SIZES = ((640, 480), (1920, 1080), (4032, 3024))  # a webcam, a 1080p camera, a phone photo
+SPEED_DICE = (6, 20)
 
 
-def synthetic_frame(size, n_dice: int, seed: int, die_size: tuple[int, int] = (30, 60)):
-    """A rendered tray of ``size`` with ``n_dice`` dice showing 1, 2, ... 6, 1, ... and its truth."""
+def synthetic_frame(size, n_dice: int, seed: int, die_size: tuple[int, int] | None = None):
+    """A rendered tray of ``size`` with ``n_dice`` dice showing 1, 2, ... 6, 1, ... and its truth; the dice are
+    ``die_size`` px across (default: a 21st to an 11th of the frame's width, as a camera framing a tray sees them)."""
     from vision import synth
 
+    die_size = die_size or (round(size[0] / 21), round(size[0] / 11))
     return synth.render_scene([(1 + i % 6) for i in range(n_dice)], seed=seed, size=size, die_size=die_size)
 
 
 def speed(repeats: int = 15, threads: int = 1) -> dict:
-    """Median ms per frame by frame size (6 dice), and ms per extra die (from 1 vs 12 dice at 640x480)."""
+    """Median ms per frame by frame size with 6 and with 20 dice, and ms per extra die (from 1 vs 12 dice at
+    640x480)."""
     cv2.setNumThreads(threads)
     out: dict = {"threads": threads, "load_average_before": round(os.getloadavg()[0], 2)}
     for size in SPEED_SIZES:
-        frame, _ = synthetic_frame(size, 6, seed=11)
-        read_frame(frame)
-        times = [read_frame(frame).ms for _ in range(repeats)]
-        out[f"median_ms_{size[0]}x{size[1]}"] = round(statistics.median(times), 2)
+        for n_dice in SPEED_DICE:
+            frame, _ = synthetic_frame(size, n_dice, seed=11)
+            read_frame(frame)
+            times = [read_frame(frame).ms for _ in range(repeats)]
+            out[f"median_ms_{size[0]}x{size[1]}_{n_dice}_dice"] = round(statistics.median(times), 2)
     by_count = {}
     for n in (1, 12):
         frame, _ = synthetic_frame((640, 480), n, seed=12)
@@ -133,6 +139,22 @@ def robustness(sets=public_sets.SETS, threads: int = 1, seed: int = 0, part: str
     return out
 
 
+def false_positives(count: int = 30, seed: int = 0, threads: int = 1) -> dict:
+    """Dice reported on ``count`` pictures without dice (text, checkerboards, tokens, coins, cubes, pip
+    prints, stains): in all, per kind, and on how many pictures (goal: at most one die in 30 pictures)."""
+    from vision.synth_negatives import negative_set
+
+    cv2.setNumThreads(threads)
+    by_kind: dict[str, int] = {}
+    pictures_with_dice = 0
+    for kind, image in negative_set(count, seed):
+        found = len(read_frame(image).dice)
+        by_kind[kind] = by_kind.get(kind, 0) + found
+        pictures_with_dice += found > 0
+    return {"pictures": count, "dice_reported": sum(by_kind.values()), "pictures_with_dice": pictures_with_dice,
+            "by_kind": by_kind}
+
+
 def _die_side(reading, boxes, image) -> float:
     sides = [d.bbox[2] for d in reading.dice] or [max(b[2:]) for b in boxes if b is not None]
     return float(np.median(sides)) if sides else min(image.shape[:2]) / 8.0
@@ -153,7 +175,7 @@ def run_all() -> dict:
     reason = public_sets.missing()
     skipped = public_sets.skipped("vision accuracy on the public photo sets", reason) if reason else None
     return {"speed": speed(), "accuracy": skipped or accuracy(), "robustness": skipped or robustness(),
-            "synthetic": synthetic()}
+            "false_positives": false_positives(), "synthetic": synthetic()}
 
 
 if __name__ == "__main__":
@@ -165,7 +187,7 @@ if __name__ == "__main__":
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     try:
         result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "robustness": robustness,
-                  "all": run_all}[which]()
+                  "false_positives": false_positives, "all": run_all}[which]()
     except CompanionError as exc:
         sys.exit(f"bench_vision: {exc}")
     print(json.dumps(result, indent=1))

@@ -103,16 +103,19 @@ class DiceView(Widget):
         for index, die in enumerate(self.dice):
             x, y, w, h = self.die_rect(index)
             rgba = colour_rgba(die.colour) if die.certain else UNCERTAIN_RGBA
-            text = label_texture(f"{die.value if die.certain else '?'} {die.colour or '?'}")
+            doubted = die.value_unsure or die.colour_unsure   # what the reader doubts carries a "?"
+            value = f"{die.value}{'?' if die.value_unsure else ''}" if die.certain else "?"
+            colour = f"{die.colour}{'?' if die.colour_unsure else ''}" if die.colour else "?"
+            text = label_texture(f"{value} {colour}")
             tx, ty = x + w / 2 - text.width / 2, y + h + dp(1)
             with self.canvas.after:
                 Color(0, 0, 0, 0.8)
                 Line(rectangle=(x - 1, y - 1, w + 2, h + 2), width=dp(3.5))
                 Rectangle(pos=(tx - dp(2), ty), size=(text.width + dp(4), text.height))
                 Color(*rgba)
-                Line(rectangle=(x, y, w, h), width=dp(2), dash_length=6 if not die.certain else 1,
-                     dash_offset=4 if not die.certain else 0)
-                Color(*(UNCERTAIN_RGBA if not die.certain else (1, 1, 1, 1)))
+                Line(rectangle=(x, y, w, h), width=dp(2), dash_length=6 if doubted else 1,
+                     dash_offset=4 if doubted else 0)
+                Color(*(UNCERTAIN_RGBA if doubted else (1, 1, 1, 1)))
                 Rectangle(texture=text, pos=(tx, ty), size=text.size)
 
     def die_at(self, x: float, y: float) -> int | None:

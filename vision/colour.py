@@ -28,6 +28,7 @@ DEFAULT_PALETTE_FILE = Path(__file__).with_name("default_palette.json")
 
 #: Share of the box (centred) whose pixels describe the top face's body colour.
 BODY_WINDOW = 0.6
+BODY_SAMPLES = 32  # most pixels across the body window that are looked at
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,9 @@ def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:
 def die_body(image_bgr: np.ndarray, bbox) -> tuple[np.ndarray, np.ndarray]:
     """The die body's pixels, the top face without its pips: (N x 3 BGR uint8, the same in CIELAB).
 
-    Takes the central window of ``bbox`` (x, y, w, h), and keeps the pixels nearest the
-    window's median colour (the body is most of the face; pips and glare are the rest).
+    Takes the central window of ``bbox`` (x, y, w, h), about :data:`BODY_SAMPLES` pixels across at most (a big
+    die's window is sampled evenly), and keeps the pixels nearest the window's median colour (the body is most of
+    the face; pips and glare are the rest).
     """
     x, y, w, h = (float(v) for v in bbox)
     cx, cy = x + w / 2.0, y + h / 2.0
@@ -146,7 +148,8 @@ def die_body(image_bgr: np.ndarray, bbox) -> tuple[np.ndarray, np.ndarray]:
     y0, y1 = int(max(cy - half_h, 0)), int(min(cy + half_h + 1, rows))
     if x1 <= x0 or y1 <= y0:
         raise ValueError(f"box {tuple(bbox)} lies outside the {cols}x{rows} image")
-    window = np.ascontiguousarray(image_bgr[y0:y1, x0:x1])
+    step = max(1, round(max(x1 - x0, y1 - y0) / BODY_SAMPLES))  # a big die's colour needs no more pixels
+    window = np.ascontiguousarray(image_bgr[y0:y1:step, x0:x1:step])
     lab = _to_lab(window)
     dist = np.linalg.norm(lab - np.median(lab, axis=0), axis=1)
     body = dist <= np.percentile(dist, 60)

@@ -42,6 +42,9 @@ def finder_input(image_bgr: np.ndarray, long_side: int = FINDER_SIZE) -> tuple[n
     rows, cols = image_bgr.shape[:2]
     scale = long_side / max(rows, cols)
     new_w, new_h = max(round(cols * scale), 1), max(round(rows * scale), 1)
+    whole = int(1 / scale) if scale < 0.5 else 1
+    if whole > 1:  # a whole-number reduction first: OpenCV averages whole blocks three times faster
+        image_bgr = cv2.resize(image_bgr, (0, 0), fx=1 / whole, fy=1 / whole, interpolation=cv2.INTER_AREA)
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     resized = cv2.resize(image_bgr, (new_w, new_h), interpolation=interp)
     pad_w, pad_h = (-new_w) % 32, (-new_h) % 32

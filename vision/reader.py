@@ -82,9 +82,9 @@ def as_bgr8(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int):
-    """Finder peaks with the frame scaled to ``long_side``: (x, y, side, score) in frame pixels, best first,
-    and the scale used."""
+def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int, scale_before: float = 1.0):
+    """Finder peaks with ``image`` scaled to ``long_side``: (x, y, side, score) in the frame's pixels (``image`` is
+    the frame scaled by ``scale_before``), best first; the frame-to-finder scale; the finder's unpadded input."""
     prepared, scale = dice_net.finder_input(image, long_side)
     net = _net(dice_net.FINDER_FILE)
     net.setInput(dice_net.normalise(prepared))
@@ -93,7 +93,8 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])[:max_dice]
-    rows, cols = image.shape[:2]
+    scale *= scale_before
+    rows, cols = (round(n / scale_before) for n in image.shape[:2])
     finds = []
     for i in order:
         y, x = ys[i], xs[i]
@@ -102,22 +103,23 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
         side = float(np.exp(np.clip(out[1, y, x], 0.0, 8.0))) / scale
         if 0 <= cx < cols and 0 <= cy < rows:
             finds.append((float(cx), float(cy), side, float(heat[y, x])))
-    return finds, scale
+    unpadded = prepared[: max(round(image.shape[0] * scale / scale_before), 1), : max(round(image.shape[1] * scale / scale_before), 1)]
+    return finds, scale, unpadded
 
 
 def _find(image: np.ndarray, params: ReaderParams):
     """Die centres found in the frame, as (x, y, side, score): (finds, big-die candidates).
 
     The finds come from the finder at full size, weak ones and duplicates included.  The candidates come
-    from a second pass at a coarser scale, for dice too big for the first pass (which may
-    take their pips for small dice); read_frame keeps a candidate only if the reader
-    reads it as a die, and then drops the finds inside it.
+    from a second pass at a coarser scale (made from the first pass's input, not the frame again), for dice
+    too big for the first pass (which may take their pips for small dice); read_frame keeps a candidate only
+    if the reader reads it as a die, and then drops the finds inside it.
     """
-    finds, _ = _finds_at(image, params.finder_size, min(params.find_threshold, params.weak_find_threshold),
-                         params.max_dice)
-    coarse, scale = _finds_at(image, round(params.finder_size * params.coarse_scale), params.find_threshold,
-                              params.max_dice)
-    big = [f for f in coarse if f[2] * scale >= params.coarse_min_side]
+    finds, scale, seen = _finds_at(image, params.finder_size, min(params.find_threshold, params.weak_find_threshold),
+                                   params.max_dice)
+    coarse, coarse_scale, _ = _finds_at(seen, round(params.finder_size * params.coarse_scale), params.find_threshold,
+                                        params.max_dice, scale_before=scale)
+    big = [f for f in coarse if f[2] * coarse_scale >= params.coarse_min_side]
     return finds, big
 
 

@@ -63,28 +63,29 @@ class Palette:
 
     def classify(self, features: np.ndarray) -> tuple[str | None, float]:
         """The nearest colour's name (or None when none is near enough) and its distance in spreads."""
-        lab = np.asarray(features, dtype=np.float64)[:3]
-        weights = np.array([self.lightness_weight, 1.0, 1.0])
-        best_name, best = None, float("inf")
-        for colour in self.colours:
-            dist = float(np.linalg.norm((lab - np.asarray(colour.centre_lab)) * weights) / colour.spread)
-            if dist < best:
-                best_name, best = colour.name, dist
-        if best > self.max_distance:
-            return None, best
-        return best_name, best
+        distances = self._distances_by_name(features)
+        if not distances:
+            return None, float("inf")
+        best_name = min(distances, key=distances.get)
+        if distances[best_name] > self.max_distance:
+            return None, distances[best_name]
+        return best_name, distances[best_name]
 
     def margin(self, features: np.ndarray) -> float:
         """How much farther (in spreads) the nearest colour of another name is than the nearest colour:
         small when two names fit the die almost as well."""
+        first, second = (sorted(self._distances_by_name(features).values()) + [float("inf")] * 2)[:2]
+        return second - first
+
+    def _distances_by_name(self, features: np.ndarray) -> dict[str, float]:
+        """Each name's distance in spreads from the Lab colour ``features``: that of its nearest shade."""
         lab = np.asarray(features, dtype=np.float64)[:3]
         weights = np.array([self.lightness_weight, 1.0, 1.0])
-        best: dict[str, float] = {}
+        distances: dict[str, float] = {}
         for colour in self.colours:
             dist = float(np.linalg.norm((lab - np.asarray(colour.centre_lab)) * weights) / colour.spread)
-            best[colour.name] = min(dist, best.get(colour.name, float("inf")))
-        first, second = (sorted(best.values()) + [float("inf")] * 2)[:2]
-        return second - first
+            distances[colour.name] = min(dist, distances.get(colour.name, float("inf")))
+        return distances
 
     def nearest_distances(self, lab: np.ndarray) -> np.ndarray:
         """Each Lab row's distance (in spreads, measured as :meth:`classify` does) to its nearest colour."""

@@ -86,6 +86,7 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
     """Finder peaks with ``image`` scaled to ``long_side``: (x, y, side, score) in the frame's pixels (``image`` is
     the frame scaled by ``scale_before``), best first; the frame-to-finder scale; the finder's unpadded input."""
     prepared, scale = dice_net.finder_input(image, long_side)
+    seen = prepared[: max(round(image.shape[0] * scale), 1), : max(round(image.shape[1] * scale), 1)]
     net = _net(dice_net.FINDER_FILE)
     net.setInput(dice_net.normalise(prepared))
     out = net.forward()[0]
@@ -103,8 +104,7 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
         side = float(np.exp(np.clip(out[1, y, x], 0.0, 8.0))) / scale
         if 0 <= cx < cols and 0 <= cy < rows:
             finds.append((float(cx), float(cy), side, float(heat[y, x])))
-    unpadded = prepared[: max(round(image.shape[0] * scale / scale_before), 1), : max(round(image.shape[1] * scale / scale_before), 1)]
-    return finds, scale, unpadded
+    return finds, scale, seen
 
 
 def _find(image: np.ndarray, params: ReaderParams):

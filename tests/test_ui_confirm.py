@@ -13,9 +13,10 @@ ROLL = [(6, "white"), (4, "white"), (5, "white"), (5, "white"), (3, "white"), (2
 
 def read_dice(app, doubted: dict[int, str]):
     """The reader's hand-over of a reading in which the dice at the given places are doubted ("value"/"colour")."""
-    dice = tuple(DieReading(value, colour, (40.0 + 50 * i, 60.0), (20.0 + 50 * i, 40.0, 40.0, 40.0), 0.9,
+    places = [(90.0 + 150 * (i % 4), 120.0 + 220 * (i // 4)) for i in range(len(ROLL))]   # two rows in the picture
+    dice = tuple(DieReading(value, colour, (x, y), (x - 35, y - 35, 70.0, 70.0), 0.9,
                             value_unsure=doubted.get(i) == "value", colour_unsure=doubted.get(i) == "colour")
-                 for i, (value, colour) in enumerate(ROLL))
+                 for i, ((value, colour), (x, y)) in enumerate(zip(ROLL, places)))
     app._reading_done(Reading(dice), None, settled=False)
 
 
@@ -29,6 +30,7 @@ def test_doubted_dice_wait_for_a_one_tap_confirmation(ui):
     chips = list(reversed(play.ids.chips.children))[1:]           # after the "+"
     assert [c.text for c in chips] == ["6", "4", "5?", "5", "3", "2", "1", "4?"]
     assert "2 dice marked ?" in app.notice
+    ui.screenshot("play-dice-to-confirm")
     events = len(app.session.history())
     ui.tap(play.ids.accept_button)
     assert len(app.session.history()) == events                     # nothing used while dice are doubted

@@ -107,6 +107,8 @@ class DiceView(Widget):
             value = f"{die.value}{'?' if die.value_unsure else ''}" if die.certain else "?"
             colour = f"{die.colour}{'?' if die.colour_unsure else ''}" if die.colour else "?"
             text = label_texture(f"{value} {colour}")
+            if text.width > w + dp(12):   # a small die in the picture: its value only; the outline shows its colour
+                text = label_texture(f"{value}?" if die.colour_unsure and not die.value_unsure else value)
             tx, ty = x + w / 2 - text.width / 2, y + h + dp(1)
             with self.canvas.after:
                 Color(0, 0, 0, 0.8)

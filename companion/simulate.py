@@ -67,6 +67,7 @@ def simulate(game: Game, player_count: int, seed: int = 0, games: int = 1,
         "players": list(players),
         "games": games,
         "seconds": round(elapsed, 3),
-        "games_per_second": round(games / elapsed, 1) if elapsed > 0 else None,
+        # three significant digits: a slow machine's 0.04 games a second is not "0.0"
+        "games_per_second": float(f"{games / elapsed:.3g}") if elapsed > 0 else None,
         "results": results,
     }

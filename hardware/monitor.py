@@ -10,8 +10,10 @@ the rest of the app (entering dice by hand) keeps working meanwhile.
 from __future__ import annotations
 
 import logging
+import statistics
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Self
@@ -42,7 +44,9 @@ class CameraMonitor:
     ``open_source`` makes a new, open source (e.g. ``lambda: open_camera("usb:0")``).
     ``on_status(CameraStatus)`` is called from the watchdog thread when the camera fails
     and when it comes back.  Timings: a running camera that sends nothing for
-    ``stall_seconds`` counts as hung; a freshly opened one gets ``start_seconds`` for its
+    ``stall_seconds`` counts as hung, or for ``stall_frames`` times its usual time between
+    pictures when that is longer (a slow machine rendering the simulated camera, a long
+    exposure: slow is not hung); a freshly opened one gets ``start_seconds`` for its
     first frame; failed attempts are retried every ``retry_seconds``, doubling up to
     ``max_retry_seconds``; the watchdog looks every ``check_seconds``.
     """
@@ -50,10 +54,12 @@ class CameraMonitor:
     def __init__(self, open_source: Callable[[], CameraSource], *,
                  on_status: Callable[[CameraStatus], None] | None = None,
                  stall_seconds: float = 1.0, start_seconds: float = 1.5, retry_seconds: float = 0.5,
-                 max_retry_seconds: float = 5.0, check_seconds: float = 0.1):
+                 max_retry_seconds: float = 5.0, check_seconds: float = 0.1, stall_frames: float = 5.0):
         self.open_source = open_source
         self.on_status = on_status
         self.stall_seconds = stall_seconds
+        self.stall_frames = stall_frames
+        self._intervals: deque[float] = deque(maxlen=9)  # the latest times between pictures, s
         self.start_seconds = start_seconds
         self.retry_seconds = retry_seconds
         self.max_retry_seconds = max_retry_seconds
@@ -146,7 +152,9 @@ class CameraMonitor:
                 with self._lock:
                     if generation != self._generation:
                         return
-                    self._frame, self._last_frame_at = frame, time.monotonic()
+                    now = time.monotonic()   # the first picture's wait counts as an interval too
+                    self._intervals.append(now - (self._last_frame_at or self._started_at))
+                    self._frame, self._last_frame_at = frame, now
                     self._count += 1
                     self._new_frame.notify_all()
         except Exception as exc:  # noqa: BLE001 - any camera failure becomes a status, never a crash
@@ -167,11 +175,12 @@ class CameraMonitor:
     def _problem(self, now: float) -> str | None:
         with self._lock:
             fault, started, last = self._worker_fault, self._started_at, self._last_frame_at
+            usual = statistics.median(self._intervals) if self._intervals else 0.0
         if fault:
             return f"camera failed: {fault}"
         if last is None and now - started > self.start_seconds:
             return f"camera sent no picture for {now - started:.1f} s"
-        if last is not None and now - last > self.stall_seconds:
+        if last is not None and now - last > max(self.stall_seconds, self.stall_frames * usual):
             return f"camera stopped sending pictures {now - last:.1f} s ago"
         if self._worker is not None and not self._worker.is_alive() and not self._stop.is_set():
             return "camera reader stopped"

@@ -183,3 +183,32 @@ def test_a_busy_machine_pausing_the_sim_camera_keeps_its_dice(monkeypatch):
         assert cam.throws == 1 and [t.value for t in cam.truth] == [6, 1]
     finally:
         cam.close()
+
+
+class SlowCamera(CameraSource):
+    """A camera that takes ``seconds`` for every picture (a slow machine rendering the simulated tray)."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.sim = SimCamera(seed=1, size=(160, 120), die_size=(25, 30))
+
+    def read(self):
+        time.sleep(self.seconds)
+        return self.sim.read()
+
+
+def test_a_slow_camera_is_not_taken_for_a_hung_one_but_a_hang_is_still_seen():
+    recorder = Recorder()
+    cable = Cable()
+    monitor = CameraMonitor(lambda: SlowCamera(0.3), on_status=recorder, stall_seconds=0.2, start_seconds=1.0)
+    with monitor:
+        assert _wait(lambda: monitor.latest()[0] >= 6, 5)          # six pictures, each slower than stall_seconds
+        assert not [s for _, s in recorder.events if not s.ok], recorder.events
+    hanging = CameraMonitor(lambda: FlakyCamera(cable), on_status=recorder, stall_seconds=0.2, start_seconds=1.0)
+    with hanging:
+        assert _wait(lambda: hanging.latest()[0] >= 5, 5)
+        cable.set("hang")
+        started = time.monotonic()
+        assert _wait(lambda: not hanging.status.ok, 3)
+        assert time.monotonic() - started < 0.6                  # a fast camera's hang is seen at stall_seconds
+        cable.set("ok")

@@ -69,17 +69,14 @@ class SelfTest:
         thrown = Counter((d.value, d.colour) for d in self.truth)
         if read != thrown:
             self._finish(False, f"read {_dice_words(read)}, but the camera threw {_dice_words(thrown)}")
-        elif self._confirm_doubted() and self.app.accept_reading():
+            return
+        for index, die in enumerate(self.app.reading):   # read right but marked ?: a tap each, as the player would
+            if die.needs_check(self.app.colours_matter()):
+                self.app.confirm_die(index)
+        if self.app.accept_reading():
             self._expect_advice()
         else:
             self._finish(False, f"the roll was refused: {self.app.notice}")
-
-    def _confirm_doubted(self) -> bool:
-        """The dice read right but marked ?, confirmed with a tap each, as the player would."""
-        for index, die in enumerate(self.app.reading):
-            if die.needs_check(self.app.colours_matter()):
-                self.app.confirm_die(index)
-        return True
 
     def _expect_advice(self) -> None:
         """The roll is used: the top advice, in the words the screen shows, is what to wait for."""

@@ -109,10 +109,9 @@ def match_truth(truth, dice) -> int:
     return right
 
 
-def robustness(sets=public_sets.SETS, threads: int = 1, seed: int = 0, part: str = "held_out", rows=None) -> dict:
+def robustness(sets=public_sets.SETS, threads: int = 1, seed: int = 0) -> dict:
     """``{set: {row: {"die_acc", "colour_acc", "recall", "precision"}}}``: score_dice figures on each set's
-    ``part`` ("held_out" or "all") untouched and as each of :func:`vision.variants.variants` (or those named in
-    ``rows``).
+    held-out photos untouched and as each of :func:`vision.variants.variants`.
 
     The tiny-dice row shrinks each photo by the size of the dice the reader finds on it untouched (else its
     labels' boxes, else an eighth of its short side), so that its dice come out 12-16 px."""
@@ -121,8 +120,7 @@ def robustness(sets=public_sets.SETS, threads: int = 1, seed: int = 0, part: str
     rng = np.random.default_rng(seed)
     out: dict = {}
     for name in sets:
-        manifest = public_sets.load_manifest(name)
-        entries = public_sets.split(manifest)[1] if part == "held_out" else manifest
+        entries = public_sets.split(public_sets.load_manifest(name))[1]
         table: dict[str, tuple[list, list]] = {}
         for n, entry in enumerate(entries):
             image, scale = load_scaled_image(public_sets.datasets_dir() / name / entry["image"])
@@ -130,8 +128,6 @@ def robustness(sets=public_sets.SETS, threads: int = 1, seed: int = 0, part: str
             untouched = read_frame(image)
             _add_row(table, "untouched", n, entry, boxes, untouched)
             for row, variant in variants.variants(_die_side(untouched, boxes, image)).items():
-                if rows is not None and row not in rows:
-                    continue
                 changed, changed_boxes = variant(image, boxes, rng)
                 _add_row(table, row, n, entry, changed_boxes, read_frame(changed))
         out[name] = {row: {key: figures[key] for key in ("die_acc", "colour_acc", "recall", "precision")}

@@ -82,7 +82,7 @@ def open_die_editor(ui: UiDriver, app, index: int, counts: Counter) -> None:
     ui.tap_at(*view.to_window(x + w / 2, y + h / 2))
     if not play.die_popup.title.startswith(f"Die {index + 1}:"):
         ui.tap(ui.button("Cancel", root=play.die_popup))
-        if app.reading[index].needs_check(app.colours_matter()):
+        if index in app.doubted_dice():
             ui.tap(play.ids.chips.children[::-1][index + 1])   # a die marked ?: the first tap confirms it
         ui.tap(play.ids.chips.children[::-1][index + 1])
         counts["chip taps"] += 1
@@ -110,10 +110,9 @@ def fix_reading_by_touch(ui: UiDriver, app, truth, counts: Counter) -> None:
         ui.tap(play.ids.chips.children[-1])                    # a missed die: add it with "+"
         set_die_in_popup(ui, play.die_popup, truth[j].colour, truth[j].value)
         counts["added"] += 1
-    for index, die in enumerate(app.reading):
-        if die.needs_check(app.colours_matter()):
-            ui.tap(play.ids.chips.children[::-1][index + 1])   # read right but marked ?: one tap confirms it
-            counts["confirmed"] += 1
+    for index in app.doubted_dice():
+        ui.tap(play.ids.chips.children[::-1][index + 1])   # read right but marked ?: one tap confirms it
+        counts["confirmed"] += 1
 
 
 def misread_one_die(ui: UiDriver, app, truth) -> None:

@@ -366,10 +366,15 @@ class CompanionApp(App):
         request = self.state.dice_to_roll() if self.state else None
         return bool(die_colour_choices(request, self.session.game if self.session else None))
 
+    def doubted_dice(self) -> list[int]:
+        """The places in the reading of dice with a value that wait for the player's confirmation."""
+        colours_matter = self.colours_matter()
+        return [i for i, d in enumerate(self.reading) if d.certain and d.needs_check(colours_matter)]
+
     def check_words(self) -> str:
         """What the player must still do about the read dice before they can be used, or ""."""
         unknown = sum(not d.certain for d in self.reading)
-        doubted = sum(d.certain and d.needs_check(self.colours_matter()) for d in self.reading)
+        doubted = len(self.doubted_dice())
         parts = []
         if unknown:
             parts.append(f"{unknown} {'dice' if unknown > 1 else 'die'} unreadable: tap to set the value")
@@ -425,7 +430,7 @@ class CompanionApp(App):
                 raise UserError(f"die {', '.join(map(str, unknown))} unreadable: tap it to set its value")
             colours_matter = self.colours_matter()
             doubted = [f"{i + 1} ({d.value}{' ' + d.colour if colours_matter and d.colour else ''}?)"
-                       for i, d in enumerate(self.reading) if d.needs_check(colours_matter)]
+                       for i, d in ((i, self.reading[i]) for i in self.doubted_dice())]
             if doubted:
                 raise UserError(f"{'dice' if len(doubted) > 1 else 'die'} {', '.join(doubted)} not sure: tap each "
                                 "marked ? to confirm it, tap again to change it")

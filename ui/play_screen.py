@@ -307,10 +307,10 @@ class PlayScreen(Screen):
             box.add_widget(typed)
             self.keypad_button = typed
         app = App.get_running_app()
-        colours_matter = app.colours_matter()
+        doubted_places = set(app.doubted_dice()) if dice else set()
         for index, die in enumerate(dice):
             rgba = colour_rgba(die.colour) if die.certain else (0.9, 0.3, 0.1, 1)
-            doubted = die.certain and die.needs_check(colours_matter)
+            doubted = index in doubted_places
             chip = Button(text=f"{die.value}?" if doubted else str(die.value) if die.certain else "?", font_size="24sp",
                           bold=True, background_normal="", background_color=rgba, size_hint_x=None,
                           width=dp(60) if doubted else dp(48),

@@ -70,9 +70,8 @@ class SelfTest:
         if read != thrown:
             self._finish(False, f"read {_dice_words(read)}, but the camera threw {_dice_words(thrown)}")
             return
-        for index, die in enumerate(self.app.reading):   # read right but marked ?: a tap each, as the player would
-            if die.needs_check(self.app.colours_matter()):
-                self.app.confirm_die(index)
+        for index in self.app.doubted_dice():   # read right but marked ?: a tap each, as the player would
+            self.app.confirm_die(index)
         if self.app.accept_reading():
             self._expect_advice()
         else:

@@ -113,9 +113,8 @@ def soak_app(minutes: float = SOAK_MINUTES, sample_minutes: float = SAMPLE_MINUT
                 if sorted((d.value, d.colour) for d in app.reading) != truth:
                     misread += 1                 # the player corrects the dice by touch
                     app.reading = [DieReading(d.value, d.colour, d.center, d.bbox, 1.0) for d in source.truth]
-                for index, die in enumerate(app.reading):  # dice marked ? are confirmed with a tap each
-                    if die.needs_check(app.colours_matter()):
-                        app.confirm_die(index)
+                for index in app.doubted_dice():  # dice marked ? are confirmed with a tap each
+                    app.confirm_die(index)
                 if app.accept_reading():
                     rolls += 1
             samples.append(_sample(started, games, rolls))

@@ -63,19 +63,22 @@ class Palette:
 
     def classify(self, features: np.ndarray) -> tuple[str | None, float]:
         """The nearest colour's name (or None when none is near enough) and its distance in spreads."""
-        distances = self._distances_by_name(features)
-        if not distances:
-            return None, float("inf")
-        best_name = min(distances, key=distances.get)
-        if distances[best_name] > self.max_distance:
-            return None, distances[best_name]
-        return best_name, distances[best_name]
+        name, distance, _ = self.classify_with_margin(features)
+        return name, distance
 
     def margin(self, features: np.ndarray) -> float:
         """How much farther (in spreads) the nearest colour of another name is than the nearest colour:
         small when two names fit the die almost as well."""
-        first, second = (sorted(self._distances_by_name(features).values()) + [float("inf")] * 2)[:2]
-        return second - first
+        return self.classify_with_margin(features)[2]
+
+    def classify_with_margin(self, features: np.ndarray) -> tuple[str | None, float, float]:
+        """:meth:`classify`'s name and distance, and :meth:`margin`, from one look at the palette."""
+        ranked = sorted(self._distances_by_name(features).items(), key=lambda item: item[1])
+        if not ranked:
+            return None, float("inf"), float("inf")
+        name, distance = ranked[0]
+        margin = ranked[1][1] - distance if len(ranked) > 1 else float("inf")
+        return (name if distance <= self.max_distance else None), distance, margin
 
     def _distances_by_name(self, features: np.ndarray) -> dict[str, float]:
         """Each name's distance in spreads from the Lab colour ``features``: that of its nearest shade."""

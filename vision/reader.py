@@ -238,10 +238,10 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             sure = float(p[best])
             value = best + 1 if sure >= params.value_threshold else None
-            colour = palette.classify(lab)[0]
+            colour, _, margin = palette.classify_with_margin(lab)
             dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4),
                                    value_unsure=sure < params.unsure_value,
-                                   colour_unsure=colour is not None and palette.margin(lab) < params.unsure_colour_margin))
+                                   colour_unsure=colour is not None and margin < params.unsure_colour_margin))
     return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
 
 

@@ -76,11 +76,11 @@ def jpeg(image, boxes, rng=None, quality: int = JPEG_QUALITY):
 
 def dim(image, boxes, rng=None, brightness: float = DIM):
     """Every pixel at ``brightness`` of its value (an underexposed photo)."""
-    return np.clip(image.astype(np.float32) * brightness + 0.5, 0, 255).astype(np.uint8), list(boxes)
+    return tungsten(image, boxes, gains=(brightness,) * 3)
 
 
 def tungsten(image, boxes, rng=None, gains=TUNGSTEN_BGR):
-    """Under a tungsten lamp with the camera's white balance left on daylight."""
+    """Under a tungsten lamp with the camera's white balance left on daylight (or any per-channel ``gains``)."""
     out = image.astype(np.float32) * np.array(gains, np.float32)
     return np.clip(out + 0.5, 0, 255).astype(np.uint8), list(boxes)
 

@@ -263,6 +263,14 @@ class MonitoredCamera(CameraSource):
         self.monitor.stop()
 
 
+def patience_for(spec: str | None) -> dict[str, float]:
+    """The monitor's stall and start limits for camera ``spec``: the defaults, or the simulated
+    camera's ``SIM_PATIENCE_SECONDS`` (see :func:`open_monitored`)."""
+    if (spec or default_spec()).split(":")[0] == "sim":
+        return {"stall_seconds": SIM_PATIENCE_SECONDS, "start_seconds": SIM_PATIENCE_SECONDS}
+    return {}
+
+
 def open_monitored(spec: str | None = None, *, keep_trying: bool = False, **options) -> MonitoredCamera:
     """``open_camera(spec, **options)`` behind a monitor.
 
@@ -275,10 +283,8 @@ def open_monitored(spec: str | None = None, *, keep_trying: bool = False, **opti
     ``SIM_PATIENCE_SECONDS`` before it counts as hung, since reopening it would clear the
     dice lying on its table.
     """
-    monitor_options = {}
     if (spec or default_spec()).split(":")[0] == "sim":
         options.setdefault("realtime", True)
-        monitor_options = {"stall_seconds": SIM_PATIENCE_SECONDS, "start_seconds": SIM_PATIENCE_SECONDS}
     try:
         first = [open_camera(spec, **options)]
     except CameraError:
@@ -289,4 +295,4 @@ def open_monitored(spec: str | None = None, *, keep_trying: bool = False, **opti
     def reopen() -> CameraSource:
         return first.pop() if first else open_camera(spec, **options)
 
-    return MonitoredCamera(reopen, **monitor_options)
+    return MonitoredCamera(reopen, **patience_for(spec))

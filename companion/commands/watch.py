@@ -25,6 +25,11 @@ from vision.types import Reading
 
 REPLAY_FRAMES_PER_IMAGE = 12
 """How many camera frames each replayed photo stands for, so the settler sees it at rest."""
+REPLAY_FPS = 30.0
+"""The frame rate of a replay played live (``--realtime``)."""
+REPLAY_HOLD_SECONDS = 2.0
+"""How long each photo lies on the table in a live replay: dice rest a few seconds between throws,
+and a slow machine (a Pi 4 reads a frame in about 0.2 s) must still see them come to rest."""
 
 
 def register(subparsers) -> None:
@@ -39,7 +44,8 @@ def register(subparsers) -> None:
     parser.add_argument("--frames", action="store_true",
                         help="read every frame without waiting for the dice to settle (replay: once per image)")
     parser.add_argument("--realtime", action="store_true",
-                        help="run the simulated camera or a replay at its real frame rate")
+                        help="run the simulated camera or a replay live, at its real frame rate "
+                             f"(each replayed photo lies {REPLAY_HOLD_SECONDS:g} s)")
     parser.add_argument("--profile", metavar="FILE", type=Path,
                         help="calibration profile: its palette names colours, its camera controls lock the Pi camera")
     parser.set_defaults(func=run)
@@ -79,7 +85,9 @@ def _open(spec: str, args, profile=None) -> CameraSource:
     if kind == "sim":
         return open_camera(spec, seed=args.seed, auto_throw=True, realtime=args.realtime)
     if kind == "replay" and not args.frames and Path(path).is_dir():
-        return open_camera(spec, frames_per_image=REPLAY_FRAMES_PER_IMAGE, fps=30.0 if args.realtime else None)
+        if args.realtime:
+            return open_camera(spec, frames_per_image=round(REPLAY_HOLD_SECONDS * REPLAY_FPS), fps=REPLAY_FPS)
+        return open_camera(spec, frames_per_image=REPLAY_FRAMES_PER_IMAGE)
     return open_camera(spec)
 
 
@@ -92,7 +100,7 @@ def _live_frames(spec: str, args, profile=None) -> Iterator[Frame]:
     A camera that cannot be opened at all is a one-line error; a fault after that is
     reported on stderr and healed by reconnecting, never fatal.
     """
-    from hardware.monitor import CameraMonitor
+    from hardware.monitor import CameraMonitor, patience_for
 
     def report(status) -> None:
         print(f"companion: {status.message}", file=sys.stderr, flush=True)
@@ -102,7 +110,7 @@ def _live_frames(spec: str, args, profile=None) -> Iterator[Frame]:
     def reopen() -> CameraSource:
         return opened.pop() if opened else _open(spec, args, profile)
 
-    with CameraMonitor(reopen, on_status=report) as monitor:
+    with CameraMonitor(reopen, on_status=report, **patience_for(spec)) as monitor:
         count = 0
         while True:
             count, frame = monitor.wait_for_frame(count, timeout=0.5)

@@ -16,7 +16,7 @@ import math
 import os
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,34 @@ class DieSize:
 
 
 @dataclass(frozen=True)
+class MyDice:
+    """What "learn my dice" (:mod:`calibration.learn_dice`) learnt of the player's own set besides its
+    palette: the dice's side range in the picture and the finder's thresholds that read it best."""
+
+    rolls: int                  # confirmed rolls it was learnt from
+    dice: int                   # confirmed dice in them
+    min_side_px: float          # finds smaller than this are no die of the set
+    max_side_px: float          # ... nor finds larger than this
+    find_threshold: float
+    not_a_die_threshold: float
+    view_angle_deg: float = 0.0   # a slanted camera's squash, undone by stretching the frame this way
+    view_stretch: float = 1.0     # ... by this factor (1: the camera looks straight down)
+
+    def reader_params(self):
+        """The reader's parameters for this set, in the stretched frame's pixels."""
+        from vision.reader import DEFAULT_PARAMS
+
+        return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px * self.view_stretch,
+                       find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold)
+
+    @property
+    def stretch(self):
+        from vision.view import Stretch
+
+        return Stretch(self.view_angle_deg, self.view_stretch)
+
+
+@dataclass(frozen=True)
 class Profile:
     """Everything calibration learns; ``palette`` is what the reader's colour step uses."""
 
@@ -111,16 +139,24 @@ class Profile:
     camera: CameraControls = field(default_factory=CameraControls)
     die_size: DieSize = field(default_factory=DieSize)
     palette: Palette = field(default_factory=default_palette)
+    my_dice: MyDice | None = None
 
     def prepare(self, frame: np.ndarray) -> np.ndarray:
         """A camera frame as the reader should see it: flattened to the tray, then white-balanced."""
         return self.white_balance.correct(self.tray.flatten(frame))
 
     def read(self, frame: np.ndarray):
-        """Read ``frame`` white-balanced and with this palette, keeping the frame's own pixel coordinates."""
+        """Read ``frame`` white-balanced, with this palette and the learnt dice's settings, keeping the
+        frame's own pixel coordinates."""
         from vision.reader import as_bgr8, read_frame
+        from vision.view import read_stretched
 
-        return read_frame(self.white_balance.correct(as_bgr8(frame)), palette=self.palette)
+        frame = self.white_balance.correct(as_bgr8(frame))
+        if self.my_dice is None:
+            return read_frame(frame, palette=self.palette)
+        params = self.my_dice.reader_params()
+        return read_stretched(frame, self.my_dice.stretch,
+                              lambda image: read_frame(image, palette=self.palette, params=params))
 
 
 # -- paths ------------------------------------------------------------------------------
@@ -161,6 +197,16 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
             "lens_position": None if cam.lens_position is None else float(cam.lens_position),
         },
         "dice": {"min_size_px": float(profile.die_size.min_px), "max_size_px": float(profile.die_size.max_px)},
+        "my_dice": None if profile.my_dice is None else {
+            "rolls": profile.my_dice.rolls,
+            "dice": profile.my_dice.dice,
+            "min_side_px": float(profile.my_dice.min_side_px),
+            "max_side_px": float(profile.my_dice.max_side_px),
+            "find_threshold": float(profile.my_dice.find_threshold),
+            "not_a_die_threshold": float(profile.my_dice.not_a_die_threshold),
+            "view_angle_deg": float(profile.my_dice.view_angle_deg),
+            "view_stretch": float(profile.my_dice.view_stretch),
+        },
         "palette": {
             "max_distance": float(profile.palette.max_distance),
             "lightness_weight": _optional_float(getattr(profile.palette, "lightness_weight", None)),
@@ -241,6 +287,14 @@ RANGES: dict[str, Range] = {
     "camera.lens_position": Range(0, 32),
     "dice.min_size_px": Range(1, 10000),
     "dice.max_size_px": Range(1, 10000),
+    "my_dice.rolls": Range(1, 1000),
+    "my_dice.dice": Range(1, 100000),
+    "my_dice.min_side_px": Range(1, 10000),
+    "my_dice.max_side_px": Range(1, 10000),
+    "my_dice.find_threshold": Range(0.01, 0.99),
+    "my_dice.not_a_die_threshold": Range(0.01, 0.99),
+    "my_dice.view_angle_deg": Range(0, 180),
+    "my_dice.view_stretch": Range(1, 4),
     "palette.max_distance": Range(0.1, 100),
     "palette.lightness_weight": Range(0.01, 100),
     "palette.colour.centre_lab": Range(-128, 128),   # L (0 to 100) and the signed a and b all lie in it
@@ -314,7 +368,8 @@ def _is_integer(value: Any) -> bool:
 
 def profile_from_dict(data: dict, source: str = "profile") -> Profile:
     """Check and build a profile from parsed TOML; UserError names the first bad field."""
-    top = _Fields(source, data, "", ("version", "name", "tray", "white_balance", "camera", "dice", "palette"))
+    top = _Fields(source, data, "", ("version", "name", "tray", "white_balance", "camera", "dice", "my_dice",
+                                     "palette"))
     top.get("version", f"{FORMAT_VERSION}", lambda v: _is_integer(v) and v == FORMAT_VERSION, _REQUIRED)
     name = top.text("name", "default")
     tray = _read_tray(_Fields(source, data.get("tray", {}), "tray.", TRAY_FIELDS))
@@ -333,7 +388,22 @@ def profile_from_dict(data: dict, source: str = "profile") -> Profile:
     if die_size.min_px >= die_size.max_px:
         raise dice_f.fail("max_size_px", f"larger than dice.min_size_px ({die_size.min_px:g})")
     palette = _read_palette(source, data["palette"]) if "palette" in data else default_palette()
-    return Profile(name, tray, white_balance, camera, die_size, palette)
+    my_dice = _read_my_dice(_Fields(source, data["my_dice"], "my_dice.", MY_DICE_FIELDS)) if "my_dice" in data else None
+    return Profile(name, tray, white_balance, camera, die_size, palette, my_dice)
+
+
+MY_DICE_FIELDS = ("rolls", "dice", "min_side_px", "max_side_px", "find_threshold", "not_a_die_threshold",
+                  "view_angle_deg", "view_stretch")
+
+
+def _read_my_dice(f: _Fields) -> MyDice:
+    learnt = MyDice(f.integer("rolls", _REQUIRED), f.integer("dice", _REQUIRED), f.number("min_side_px", _REQUIRED),
+                    f.number("max_side_px", _REQUIRED), f.number("find_threshold", _REQUIRED),
+                    f.number("not_a_die_threshold", _REQUIRED), f.number("view_angle_deg", 0.0),
+                    f.number("view_stretch", 1.0))
+    if learnt.min_side_px >= learnt.max_side_px:
+        raise f.fail("max_side_px", f"larger than my_dice.min_side_px ({learnt.min_side_px:g})")
+    return learnt
 
 
 TRAY_FIELDS = ("method", "width_mm", "height_mm", "px_per_mm", "corners_px", "marker_dictionary", "marker_ids",

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from companion.engine import Die
 from companion.errors import UserError
-from vision.synth import DIE_COLOURS, pip_layout, random_scene, render_scene
+from vision.synth import DIE_COLOURS, PIP_SHAPES, pip_layout, random_scene, render_scene
 
 CLEAN = {"noise_sigma": (0.0, 0.0), "blur_sigma": (0.0, 0.0), "glare": 0.0, "marble": 0.0, "light_gradient": (0.0, 0.0),
              "vignette": (0.0, 0.0), "jpeg": 0.0}
@@ -201,3 +201,17 @@ def test_any_scene_keeps_its_promises(seed, dice, touching, slanted, wall):
     again, _ = render_scene(dice, seed=seed, size=(400, 300), die_size=(25, 60), touching=touching,
                             slanted_view=float(slanted), tray_wall=float(wall))
     assert np.array_equal(img, again)
+
+
+def test_pips_are_drawn_round_engraved_or_square():
+    """A one's pip is the pip colour at its centre when round or square, the die's own plastic inside an engraved ring."""
+    plain = {"size": (200, 200), "die_size": (120, 120), "noise_sigma": (0.0, 0.0), "glare": 0.0, "jpeg": 0.0,
+             "blur_sigma": (0.0, 0.0), "marble": 0.0, "light_gradient": (0.0, 0.0), "vignette": (0.0, 0.0)}
+    centres = {}
+    for shape in PIP_SHAPES:
+        image, truth = render_scene([(1, "white", "black")], seed=4, pip_shape=shape, **plain)
+        x, y = (round(c) for c in truth[0].center)
+        centres[shape] = int(image[y - 1:y + 2, x - 1:x + 2].mean())
+    assert centres["round"] < 60 and centres["square"] < 60 and centres["ring"] > 150
+    with pytest.raises(UserError, match="unknown pip shape 'star'"):
+        render_scene([1], seed=0, pip_shape="star")

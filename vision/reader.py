@@ -7,6 +7,7 @@ A die whose face the reader is not sure of keeps ``value=None``; nothing is gues
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ class ReaderParams:
     unsure_value: float = 0.8  # a die whose value the reader gives less probability than this is flagged value-unsure
     unsure_colour_margin: float = 0.4  # a die whose colour fits another name within this many spreads of its own
     # is flagged colour-unsure
+    min_side: float = 0.0  # finds with a side (px) below min_side or above max_side are dropped: "learn my dice"
+    max_side: float = math.inf  # knows the size of the player's dice in this camera's picture
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -203,6 +206,11 @@ def name_colours(image: np.ndarray, boxes, palette: Palette, light: LightParams 
     return [palette.classify(f)[0] for f in colour_features(image, boxes, palette, light)]
 
 
+def _in_size(finds: list, params: ReaderParams) -> list:
+    """The finds (cx, cy, side, score) whose side lies within the params' size range."""
+    return [f for f in finds if params.min_side <= f[2] <= params.max_side]
+
+
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
                **overrides) -> Reading:
     """Every die in a BGR frame (any size, grey / 16-bit accepted) as a :class:`Reading`.
@@ -222,7 +230,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
     palette = palette or default_palette()
     dice: list[DieReading] = []
     if min(image.shape[:2]) >= 16:
-        finds, big = _find(image, params)
+        finds, big = (_in_size(found, params) for found in _find(image, params))
         candidates = big + finds
         read = []
         if candidates:

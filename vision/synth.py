@@ -30,6 +30,7 @@ __all__ = [
     "DIE_COLOURS",
     "LIGHTS",
     "PIP_COLOURS",
+    "PIP_SHAPES",
     "RenderSettings",
     "SynthDie",
     "pip_layout",
@@ -92,6 +93,9 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
 # auto exposure), so a bright die may clip in one channel as it does in photos.  Warm is a tungsten lamp
 # (about 3000 K) seen by a camera set for daylight, cool is shade or overcast daylight (about 8000 K)
 # seen by a camera set for indoor light: red / blue about 1.5 and 1 / 1.5.
+PIP_SHAPES = ("round", "ring", "square")
+"""Pip shapes :func:`render_scene` draws; the reader's networks were trained on round pips only."""
+
 LIGHTS: dict[str, tuple[float, float, float]] = {
     "neutral": (1.0, 1.0, 1.0),
     "warm": (0.77, 0.96, 1.16),
@@ -117,6 +121,7 @@ class RenderSettings:
     glare: float = 0.15                # chance that a die carries a glare spot
     glare_strength: tuple[float, float] = (50.0, 110.0)   # added brightness at a glare spot's centre
     coloured_pips: float = 0.0         # chance that a die has coloured pips instead of black/white
+    pip_shape: str = "round"           # one of PIP_SHAPES: round, ring (engraved outline) or square
     marble: float = 0.1                # chance that a die's plastic is marbled
     slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
     slant: tuple[float, float] = (0.12, 0.35)   # how far side faces show, fraction of the side
@@ -370,10 +375,7 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     for gx, gy in pip_layout(die.value, turned=bool(rng.integers(0, 2))):
         lx, ly = gx * offset, gy * offset
         px, py = centre[0] + lx * c - ly * s, centre[1] + lx * s + ly * c
-        point = (round(px * k * 16), round(py * k * 16))
-        cv2.circle(canvas, point, round(pip_r * k * 16), rim, -1, cv2.LINE_AA, 4)
-        inner = (round((px + 0.12 * pip_r) * k * 16), round((py + 0.12 * pip_r) * k * 16))
-        cv2.circle(canvas, inner, round(pip_r * 0.82 * k * 16), pip, -1, cv2.LINE_AA, 4)
+        _draw_pip(canvas, (px * k, py * k), pip_r * k, die.angle, (pip, rim, body), cfg.pip_shape)
 
     if k > 1:
         canvas = cv2.resize(canvas, (pw, ph), interpolation=cv2.INTER_AREA)
@@ -389,6 +391,25 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     face_pts = face.astype(np.float32) / k + (x0, y0)
     outline_pts = outline.astype(np.float32) / k + (x0, y0)
     return x0, y0, colour, alpha.astype(np.float32) / 255.0, face_pts, outline_pts
+
+
+def _draw_pip(canvas: np.ndarray, centre: tuple[float, float], radius: float, angle: float,
+              colours: tuple, shape: str) -> None:
+    """One pip of ``shape`` (see :data:`PIP_SHAPES`) at ``centre`` (canvas pixels); ``colours`` are the
+    pip's, its darker rim's and the die body's."""
+    x, y = centre
+    colour, rim, body = colours
+    if shape == "square":
+        for half, fill in ((radius * 0.9, rim), (radius * 0.74, colour)):
+            corners = cv2.boxPoints(((x, y), (2 * half, 2 * half), math.degrees(angle)))
+            cv2.fillPoly(canvas, [np.round(corners * 16).astype(np.int32)], fill, cv2.LINE_AA, 4)
+        return
+    point = (round(x * 16), round(y * 16))
+    cv2.circle(canvas, point, round(radius * 16), rim, -1, cv2.LINE_AA, 4)
+    inner = (round((x + 0.12 * radius) * 16), round((y + 0.12 * radius) * 16))
+    cv2.circle(canvas, inner, round(radius * 0.82 * 16), colour, -1, cv2.LINE_AA, 4)
+    if shape == "ring":   # an engraved outline: the die's own plastic shows inside the ring
+        cv2.circle(canvas, inner, round(radius * 0.5 * 16), tuple(float(v) for v in body), -1, cv2.LINE_AA, 4)
 
 
 def _side_values(rng: np.random.Generator, top: int, count: int) -> list[int]:
@@ -510,6 +531,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         raise UserError(f"synthetic frame must be at least 32x32 pixels, not {w}x{h}")
     if background is not None and background not in BACKGROUNDS:
         raise UserError(f"unknown background {background!r} (known: {', '.join(BACKGROUNDS)})")
+    if cfg.pip_shape not in PIP_SHAPES:
+        raise UserError(f"unknown pip shape {cfg.pip_shape!r} (known: {', '.join(PIP_SHAPES)})")
     if cfg.light not in LIGHTS:
         raise UserError(f"unknown light {cfg.light!r} (known: {', '.join(LIGHTS)})")
     rng = np.random.default_rng(seed)

@@ -9,6 +9,12 @@ From image files (no prompts)::
     companion calibrate --game dairyman --empty tray.jpg --dice white=w1.jpg,w2.jpg \\
         --dice yellow=y.jpg --dice red=r.jpg
 
+Learn my dice: roll your own dice a few times and confirm each reading; the reader adapts to them::
+
+    companion calibrate --learn-my-dice [--camera pi] [--rolls 5]
+    companion calibrate --learn-my-dice roll1.jpg roll2.jpg ...
+    companion calibrate --forget-my-dice
+
 From labelled photos (a dataset manifest)::
 
     companion calibrate --from-labelled ../shared/datasets/byler_d6/manifest.json
@@ -71,6 +77,13 @@ def register(subparsers) -> None:
     learn.add_argument("--no-white-balance", action="store_true", help="learn without the tray's white balance")
     learn.add_argument("--labelled-boxes-only", action="store_true",
                        help="learn from the labelled boxes only, not also from the boxes the reader finds")
+    mine = parser.add_argument_group("learn my dice")
+    mine.add_argument("--learn-my-dice", nargs="*", type=Path, metavar="PHOTO",
+                      help="roll your own dice (or give photos of rolls), confirm each reading, and let the reader "
+                           "adapt to your dice; added to the profile at --output")
+    mine.add_argument("--rolls", type=int, default=5, help="rolls to take from the camera (default 5)")
+    mine.add_argument("--forget-my-dice", action="store_true",
+                      help="remove what --learn-my-dice learnt from the profile at --output")
     parser.add_argument("--max-shades", type=int, default=None, help="most shades learnt per colour")
     parser.add_argument("--markers-sheet", type=Path, metavar="PNG", help="write the printable tray markers and stop")
     parser.set_defaults(func=run)
@@ -145,9 +158,13 @@ def run(args) -> int:
         return _markers_sheet(args)
     output = args.output or default_profile_path()
     files = _files(args)
-    pictures = [path for paths in files.values() for path in paths]
+    pictures = [path for paths in files.values() for path in paths] + list(args.learn_my_dice or [])
     inputs = {path: "an input of this calibration" for path in [args.from_labelled, *pictures] if path}
     _check_profile_output(output, inputs, args.force)
+    if args.forget_my_dice:
+        return _forget_my_dice(output)
+    if args.learn_my_dice is not None:
+        return _learn_my_dice(args, output)
     if args.from_labelled:
         return _from_labelled(args, output)
     return _guided(args, output, files)
@@ -242,3 +259,101 @@ def _guided(args, output: Path, files: dict[str, list[Path]]) -> int:
             outcome = run_guided(CameraFrames(camera, args.shots), colours, tray, console, args.name, max_shades)
     console.say(f"saved {save_profile(outcome.profile, output)}")
     return 0
+
+
+def _profile_at(output: Path, name: str, force: bool):
+    """The profile already at ``output`` (learning adds to it), or a new one called ``name`` (also
+    when ``force`` replaces a file there that is no profile)."""
+    from calibration.profile import Profile, load_profile
+
+    return load_profile(output) if output.exists() and not force else Profile(name=name)
+
+
+def _forget_my_dice(output: Path) -> int:
+    from calibration.learn_dice import forget_my_dice
+    from calibration.profile import load_profile, save_profile
+
+    profile = load_profile(output)
+    if profile.my_dice is None:
+        print(f"{output} holds no learnt dice: nothing to forget")
+        return 0
+    print(f"forgot the dice learnt from {profile.my_dice.rolls} rolls; saved {save_profile(forget_my_dice(profile), output)}")
+    return 0
+
+
+def _learn_my_dice(args, output: Path) -> int:
+    """Read each roll, have the player confirm or correct it at the terminal, learn, report, save."""
+    from dataclasses import replace
+
+    from calibration.guided import TerminalConsole
+    from calibration.learn_dice import (
+        MIN_ROLLS,
+        confirmed_from_reading,
+        forget_my_dice,
+        learn_my_dice,
+        leave_one_roll_out,
+        parse_corrections,
+    )
+    from calibration.profile import save_profile
+    from vision.image_files import load_image
+
+    profile = forget_my_dice(_profile_at(output, args.name, args.force))
+    console = TerminalConsole()
+    photos = list(args.learn_my_dice)
+    if photos and args.camera:
+        raise UserError("give either --camera or photos of your rolls, not both")
+    count = len(photos) or args.rolls
+    if count < MIN_ROLLS:
+        raise UserError(f"learning your dice needs at least {MIN_ROLLS} rolls, not {count}")
+    images = (load_image(path) for path in photos) if photos else _camera_rolls(args, count, console)
+    rolls = []
+    for number, image in enumerate(images, 1):
+        reading = profile.read(image)
+        console.say(f"Roll {number} of {count}: {len(reading.dice)} dice read")
+        for i, die in enumerate(_reading_order(reading.dice), 1):
+            console.say(f"  {i}: {_die_words(die)}")
+        ordered = replace(reading, dice=_reading_order(reading.dice))
+        while True:
+            answer = console.ask("Enter if every die is right; else fix them, e.g. 2=4, 3=blue, 5=x (no die): ")
+            try:
+                rolls.append(confirmed_from_reading(image, ordered, parse_corrections(answer, len(ordered.dice))))
+                break
+            except UserError as exc:
+                console.say(f"  {exc}")
+    console.say("Learning your dice...")
+    learnt = learn_my_dice(rolls, profile)
+    check = leave_one_roll_out(rolls, profile)
+    mine = learnt.my_dice
+    console.say(f"learnt from {mine.rolls} rolls ({mine.dice} dice): dice {mine.min_side_px:g}-{mine.max_side_px:g} px, "
+                f"{len(learnt.palette.colours)} colour shades"
+                + (f", the camera's slant undone (x{mine.view_stretch:g} at {mine.view_angle_deg:g} degrees)"
+                   if mine.view_stretch != 1 else ""))
+    console.say(f"each roll read by what the others taught: {_share(check.before.die_acc)} of dice right before, "
+                f"{_share(check.after.die_acc)} after (colours {_share(check.before.colour_acc)} -> "
+                f"{_share(check.after.colour_acc)})")
+    console.say(f"saved {save_profile(learnt, output)}; undo with companion calibrate --forget-my-dice")
+    return 0
+
+
+def _reading_order(dice) -> tuple:
+    """Dice top to bottom, then left to right, as the player counts them on the tray."""
+    return tuple(sorted(dice, key=lambda d: (round(d.center[1] / max(d.bbox[3], 1.0)), d.center[0])))
+
+
+def _die_words(die) -> str:
+    value = "no value" if die.value is None else str(die.value)
+    colour = f" {die.colour}" if die.colour else ""
+    return f"{value}{colour} at ({die.center[0]:.0f}, {die.center[1]:.0f})" + ("  (unsure)" if die.needs_check() else "")
+
+
+def _camera_rolls(args, count: int, console):
+    """``count`` frames from the camera, each taken when the player presses Enter."""
+    from hardware.camera import default_spec, open_camera
+
+    spec = args.camera or default_spec()
+    if spec.strip().lower().startswith("sim"):
+        raise UserError("learning your dice needs your real dice: use --camera pi/usb, or photos of your rolls")
+    with open_camera(spec) as camera:
+        for number in range(1, count + 1):
+            console.ask(f"Roll {number} of {count}: roll your dice into the tray, then press Enter ")
+            yield camera.read()

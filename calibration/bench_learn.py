@@ -1,0 +1,84 @@
+"""Benchmark of "learn my dice" (:mod:`calibration.learn_dice`), for ``companion bench learn``.
+
+A player's set is played here by the public sets' held-out photos (``shared/datasets/``), as they
+are and as a new table would show them (:mod:`vision.variants`: a slanted camera, a dim room, a
+tungsten lamp), in groups of :data:`ROLLS` photos: the rolls one player confirms.  Each photo is
+confirmed as the player would confirm it: the reader's finds that pair with a label keep their
+place and take the label's value and colour, finds that pair with none are struck out, missed
+dice with a labelled box are added.  Within each group every roll is left out in turn, the rest
+learnt from, and the left-out roll read before and after.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from calibration.learn_dice import ConfirmedDie, ConfirmedRoll, RollScore, learn_my_dice, leave_one_roll_out
+from vision import public_sets, variants
+from vision.image_files import load_scaled_image
+from vision.reader import read_frame
+
+ROLLS = 5
+"""Rolls a player confirms to teach the reader their dice."""
+CONDITIONS = ("untouched", "50° oblique", "40 % brightness", "tungsten light")
+
+
+def confirmed_rolls(name: str, condition: str, count: int, seed: int = 0) -> list[ConfirmedRoll]:
+    """The first ``count`` held-out photos of set ``name`` under ``condition``, confirmed as a player would."""
+    match = public_sets.score_module().match
+    rng = np.random.default_rng(seed)
+    rolls = []
+    for entry in public_sets.split(public_sets.load_manifest(name))[1][:count]:
+        image, scale = load_scaled_image(public_sets.datasets_dir() / name / entry["image"])
+        boxes = [None if d.get("bbox") is None else tuple(v * scale for v in d["bbox"]) for d in entry["dice"]]
+        untouched = read_frame(image)
+        side = float(np.median([d.bbox[2] for d in untouched.dice])) if untouched.dice else min(image.shape[:2]) / 8
+        if condition != "untouched":
+            image, boxes = variants.variants(side)[condition](image, boxes, rng)
+        reading = read_frame(image)
+        labels = [{**d, "bbox": None if b is None else list(b)} for d, b in zip(entry["dice"], boxes)]
+        pairs = dict(match(labels, [d.to_json() for d in reading.dice]))
+        dice = []
+        for i, label in enumerate(labels):
+            if i in pairs:
+                found = reading.dice[pairs[i]]
+                dice.append(ConfirmedDie(found.center, found.bbox[2], label["value"], label.get("colour")))
+            elif label["bbox"] is not None:
+                x, y, w, h = label["bbox"]
+                dice.append(ConfirmedDie((x + w / 2, y + h / 2), side, label["value"], label.get("colour")))
+        rolls.append(ConfirmedRoll(image, tuple(dice)))
+    return rolls
+
+
+def _figures(score: RollScore) -> dict:
+    return {"dice": score.dice, "die_acc": round(score.die_acc, 4), "colour_acc": round(score.colour_acc, 4),
+            "missed": score.missed, "extra": score.extra}
+
+
+def learn_my_dice_gain(sets=public_sets.SETS, conditions=CONDITIONS, groups: int = 3, threads: int = 1) -> dict:
+    """``{set: {condition: {"before", "after", "learn_seconds"}}}``: leave-one-roll-out within ``groups``
+    groups of :data:`ROLLS` held-out photos per set and condition, and the median processor time (one
+    thread, so the machine's other load does not count) to learn from :data:`ROLLS` rolls."""
+    reason = public_sets.missing([public_sets.score_tool(), *(public_sets.manifest_path(n) for n in sets)])
+    if reason:
+        return public_sets.skipped("learn my dice on labelled photos", reason)
+    cv2.setNumThreads(threads)
+    out: dict = {}
+    for name in sets:
+        for condition in conditions:
+            rolls = confirmed_rolls(name, condition, groups * ROLLS)
+            before = after = RollScore(0, 0, 0, 0, 0)
+            seconds = []
+            for start in range(0, len(rolls) - ROLLS + 1, ROLLS):
+                group = rolls[start:start + ROLLS]
+                result = leave_one_roll_out(group)
+                before, after = before + result.before, after + result.after
+                clock = time.process_time()
+                learn_my_dice(group)
+                seconds.append(time.process_time() - clock)
+            out.setdefault(name, {})[condition] = {"before": _figures(before), "after": _figures(after),
+                                                   "learn_seconds": round(statistics.median(seconds), 2)}
+    return out

@@ -1,0 +1,279 @@
+"""Learn my dice: a few rolls of the player's own dice, confirmed die by die, tune the reader to that set.
+
+The player rolls their dice (about five times), the reader reads each roll and the player confirms
+or corrects every die (value and colour; a find that is no die is struck out, a missed die is
+added).  From those confirmed rolls :func:`learn_my_dice` learns
+
+- the **palette**: each confirmed colour's shades, measured the way the reader measures colour;
+- the **size** of the set's dice in this camera's picture: finds far smaller or larger are dropped
+  (side faces, tokens, text);
+- the camera's **slant**: a camera looking at the tray from an angle squashes the faces; of
+  :data:`VIEWS`, the stretch that reads the confirmed rolls best undoes it (:mod:`vision.view`);
+- the **finder's thresholds**: the pair of :data:`FIND_SETTINGS` that reads the confirmed rolls best.
+
+It is kept in the profile (:class:`calibration.profile.MyDice` and the palette) and undone by
+:func:`forget_my_dice`.  :func:`leave_one_roll_out` measures the gain on rolls the learning did
+not see.  The face reader's network itself is not changed: fitting its last layer to a few rolls
+was measured to lose accuracy (docs/benchmarks.md, "Learn my dice").
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from calibration.palette import learn_palette
+from calibration.profile import MyDice, Profile
+from companion.errors import UserError
+from vision.colour import default_palette
+from vision.reader import DEFAULT_PARAMS, as_bgr8, colour_features
+from vision.types import Reading
+
+#: (find_threshold, not_a_die_threshold) pairs tried; the reader's own defaults come first and win ties.
+FIND_SETTINGS: tuple[tuple[float, float], ...] = (
+    (DEFAULT_PARAMS.find_threshold, DEFAULT_PARAMS.not_a_die_threshold),
+    (0.2, 0.5), (0.4, 0.5), (0.5, 0.5), (0.3, 0.3), (0.4, 0.3), (0.5, 0.3), (0.3, 0.7), (0.2, 0.7))
+#: Slants tried: (direction in degrees, stretch); straight down first.  A camera tilted t from
+#: straight down squashes the faces by about cos(t): 1.15 to 1.75 undo tilts of about 30 to 55 degrees.
+VIEWS: tuple[tuple[float, float], ...] = ((0.0, 1.0),) + tuple(
+    (angle, stretch) for angle in (0.0, 45.0, 90.0, 135.0) for stretch in (1.15, 1.3, 1.5, 1.75))
+#: The learnt size range is the confirmed dice's sides, the smallest times SIZE_MARGIN[0] to the
+#: largest times SIZE_MARGIN[1] (a die near the tray's edge or tilted reads a little smaller or larger).
+SIZE_MARGIN = (0.7, 1.4)
+#: A find counts as a confirmed die when its centre lies within this share of the die's side.
+MATCH_SHARE = 0.5
+#: A slant or threshold other than the reader's own is taken only when it reads this share more of the
+#: confirmed dice right (a gain of one die in a few rolls may be luck that does not carry to the next roll).
+MIN_GAIN = 0.04
+MIN_ROLLS = 2
+"""Fewer confirmed rolls than this are refused: one roll cannot be checked against another."""
+
+
+@dataclass(frozen=True)
+class ConfirmedDie:
+    """One die as the player confirmed it: where it lies (frame pixels), its side, value and colour."""
+
+    center: tuple[float, float]
+    side: float
+    value: int
+    colour: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfirmedRoll:
+    """A frame and every die on it, as the player confirmed them."""
+
+    image: np.ndarray
+    dice: tuple[ConfirmedDie, ...]
+
+
+def confirmed_from_reading(image: np.ndarray, reading: Reading,
+                           corrections: dict[int, tuple[int | None, str | None] | None],
+                           added: Sequence[ConfirmedDie] = ()) -> ConfirmedRoll:
+    """The roll as the player confirmed ``reading``: die ``i`` is kept as read, or changed by
+    ``corrections[i]`` = (value, colour) (None keeps what was read), or struck out by
+    ``corrections[i] = None``; ``added`` are dice the reader missed.  UserError if a die is left
+    without a value."""
+    dice = []
+    for i, die in enumerate(reading.dice):
+        if i in corrections and corrections[i] is None:
+            continue
+        value, colour = corrections.get(i) or (None, None)
+        value, colour = value or die.value, colour or die.colour
+        if value is None:
+            raise UserError(f"die {i + 1} needs its value from 1 to 6 (e.g. {i + 1}=4), or {i + 1}=x if it is no die")
+        dice.append(ConfirmedDie(die.center, die.bbox[2], int(value), colour))
+    return ConfirmedRoll(image, tuple(dice) + tuple(added))
+
+
+STRIKE_WORDS = ("x", "no", "none")
+"""What a player types for a find that is no die."""
+
+
+def parse_corrections(text: str, count: int) -> dict[int, tuple[int | None, str | None] | None]:
+    """A player's corrections of a reading of ``count`` dice, typed as comma-separated items: ``2=4``
+    (die 2 shows four), ``3=blue``, ``2=4 blue``, ``5=x`` (die 5 is no die); empty: all right.
+
+    Returns {die index from 0: (value or None to keep, colour or None to keep), or None to strike it};
+    UserError, in one line, for an item that cannot be meant."""
+    corrections: dict[int, tuple[int | None, str | None] | None] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        number, sep, change = item.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise UserError(f"{item!r}: write the die's number, '=' and its value or colour, e.g. 2=4 or 3=blue")
+        index = int(number) - 1
+        if not 0 <= index < count:
+            raise UserError(f"{item!r}: there are dice 1 to {count} only")
+        words = change.lower().split()
+        if len(words) == 1 and words[0] in STRIKE_WORDS:
+            corrections[index] = None
+            continue
+        values = [w for w in words if w.isdigit()]
+        colour = " ".join(w for w in words if not w.isdigit()) or None
+        if len(values) > 1 or (values and not 1 <= int(values[0]) <= 6) or not words:
+            raise UserError(f"{item!r}: a die's value is one number from 1 to 6")
+        corrections[index] = (int(values[0]) if values else None, colour)
+    return corrections
+
+
+@dataclass(frozen=True)
+class RollScore:
+    """How a reading of a confirmed roll went: dice read with the right value (and colour), dice
+    missed, and finds that are no confirmed die."""
+
+    dice: int
+    right_values: int
+    right_colours: int
+    missed: int
+    extra: int
+
+    def __add__(self, other: RollScore) -> RollScore:
+        return RollScore(*(a + b for a, b in zip(self._fields(), other._fields())))
+
+    def _fields(self) -> tuple[int, ...]:
+        return self.dice, self.right_values, self.right_colours, self.missed, self.extra
+
+    @property
+    def die_acc(self) -> float:
+        """Share of the confirmed dice found and read with the right value (``score_dice.py``'s die_acc)."""
+        return self.right_values / max(self.dice, 1)
+
+    @property
+    def colour_acc(self) -> float:
+        return self.right_colours / max(self.dice, 1)
+
+
+def score_reading(reading: Reading, roll: ConfirmedRoll) -> RollScore:
+    """Pair ``reading``'s dice with the confirmed ones (nearest centres first) and count."""
+    pairs = []
+    for i, die in enumerate(roll.dice):
+        for j, found in enumerate(reading.dice):
+            gap = float(np.hypot(found.center[0] - die.center[0], found.center[1] - die.center[1]))
+            if gap <= MATCH_SHARE * die.side:
+                pairs.append((gap, i, j))
+    used_dice, used_finds = set(), set()
+    values = colours = 0
+    for _, i, j in sorted(pairs):
+        if i in used_dice or j in used_finds:
+            continue
+        used_dice.add(i)
+        used_finds.add(j)
+        values += reading.dice[j].value == roll.dice[i].value
+        colours += roll.dice[i].colour is not None and reading.dice[j].colour == roll.dice[i].colour
+    return RollScore(len(roll.dice), values, colours, len(roll.dice) - len(used_dice),
+                     len(reading.dice) - len(used_finds))
+
+
+def _check(rolls: Sequence[ConfirmedRoll]) -> None:
+    if len(rolls) < MIN_ROLLS:
+        raise UserError(f"learning your dice needs at least {MIN_ROLLS} confirmed rolls, not {len(rolls)}")
+    if not any(roll.dice for roll in rolls):
+        raise UserError("the confirmed rolls hold no dice to learn from")
+
+
+def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[list[tuple[str, np.ndarray]]]:
+    """Per roll, (confirmed colour, colour features as the reader measures them) of each coloured die."""
+    per_roll = []
+    for roll in rolls:
+        coloured = [d for d in roll.dice if d.colour]
+        samples = []
+        if coloured:
+            image = profile.white_balance.correct(as_bgr8(roll.image))
+            boxes = [(d.center[0] - d.side / 2, d.center[1] - d.side / 2, d.side, d.side) for d in coloured]
+            samples = [(d.colour, f) for d, f in zip(coloured, colour_features(image, boxes, profile.palette))]
+        per_roll.append(samples)
+    return per_roll
+
+
+def _palette_from(samples: list[tuple[str, np.ndarray]]):
+    grouped: dict[str, list[np.ndarray]] = {}
+    for name, features in samples:
+        grouped.setdefault(name, []).append(features)
+    return learn_palette({name: np.array(points) for name, points in sorted(grouped.items())})
+
+
+def _learn_palette(profile: Profile, rolls: Sequence[ConfirmedRoll]):
+    """The palette of the confirmed colours, measured as the reader measures colour, if it names the
+    colours of each roll better when learnt from the other rolls than the profile's palette does;
+    else the profile's own palette."""
+    per_roll = _colour_samples(profile, rolls)
+    if sum(bool(samples) for samples in per_roll) < MIN_ROLLS:
+        return profile.palette
+    kept = learnt = 0
+    for i, samples in enumerate(per_roll):
+        others = [s for j, roll in enumerate(per_roll) if j != i for s in roll]
+        if not samples or not others:
+            continue
+        palette = _palette_from(others)
+        learnt += sum(palette.classify(f)[0] == name for name, f in samples)
+        kept += sum(profile.palette.classify(f)[0] == name for name, f in samples)
+    return _palette_from([s for roll in per_roll for s in roll]) if learnt > kept else profile.palette
+
+
+def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None) -> Profile:
+    """``profile`` (default: an empty one) with the palette, size range and finder thresholds
+    learnt from the confirmed ``rolls``; UserError if there are too few."""
+    _check(rolls)
+    base = forget_my_dice(profile or Profile())
+    sides = [d.side for roll in rolls for d in roll.dice]
+    palette = _learn_palette(base, rolls)
+    learnt = MyDice(len(rolls), len(sides), round(min(sides) * SIZE_MARGIN[0], 1),
+                    round(max(sides) * SIZE_MARGIN[1], 1), *FIND_SETTINGS[0])
+    # The slant first (with the reader's own thresholds), then the thresholds through that slant.
+    learnt = _best(base, palette, rolls, [replace(learnt, view_angle_deg=a, view_stretch=s) for a, s in VIEWS])
+    learnt = _best(base, palette, rolls, [replace(learnt, find_threshold=f, not_a_die_threshold=n)
+                                          for f, n in FIND_SETTINGS])
+    return replace(base, palette=palette, my_dice=learnt)
+
+
+def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: list[MyDice]) -> MyDice:
+    """The candidate that reads ``rolls`` best (right values less extra finds), if it beats the first
+    by :data:`MIN_GAIN` of the dice (at least one die); else the first."""
+    scores = []
+    for candidate in candidates:
+        learnt = replace(base, palette=palette, my_dice=candidate)
+        total = sum((score_reading(learnt.read(roll.image), roll) for roll in rolls), RollScore(0, 0, 0, 0, 0))
+        scores.append(total.right_values - total.extra)
+    best = int(np.argmax(scores))
+    needed = max(1, math.ceil(MIN_GAIN * sum(len(roll.dice) for roll in rolls)))
+    return candidates[best] if scores[best] - scores[0] >= needed else candidates[0]
+
+
+def forget_my_dice(profile: Profile) -> Profile:
+    """``profile`` without what learning the dice put in it: the default palette, no size range, the
+    reader's own thresholds (its tray, light and camera settings stay)."""
+    if profile.my_dice is None:
+        return profile
+    return replace(profile, my_dice=None, palette=default_palette())
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """The confirmed rolls read before learning and, each left out in turn, after learning from the others."""
+
+    before: RollScore
+    after: RollScore
+    rolls: int
+
+
+def leave_one_roll_out(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None,
+                       progress: Callable[[str], None] | None = None) -> LeaveOneOut:
+    """Each roll read with ``profile`` as it is and with what :func:`learn_my_dice` learns from
+    the other rolls: the gain on rolls the learning never saw."""
+    _check(rolls)
+    base = forget_my_dice(profile or Profile())
+    before = after = RollScore(0, 0, 0, 0, 0)
+    for i, roll in enumerate(rolls):
+        others = [r for j, r in enumerate(rolls) if j != i]
+        before += score_reading(base.read(roll.image), roll)
+        if len(others) >= MIN_ROLLS and any(r.dice for r in others):
+            after += score_reading(learn_my_dice(others, base).read(roll.image), roll)
+        else:
+            after += score_reading(base.read(roll.image), roll)
+        if progress:
+            progress(f"roll {i + 1} of {len(rolls)} left out")
+    return LeaveOneOut(before, after, len(rolls))

@@ -1,0 +1,168 @@
+"""Learn my dice: confirmed rolls of real photos teach the reader a slanted camera, the set's size and
+colours; the profile keeps it, ``--forget-my-dice`` removes it, and corrections typed wrong are one line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.learn_dice import (
+    ConfirmedDie,
+    ConfirmedRoll,
+    confirmed_from_reading,
+    forget_my_dice,
+    learn_my_dice,
+    parse_corrections,
+    score_reading,
+)
+from calibration.profile import MyDice, Profile, load_profile, profile_from_text, save_profile
+from calibration.toml_writer import dumps
+from companion.errors import UserError
+from vision import variants
+from vision.colour import default_palette
+from vision.reader import read_frame
+
+REPO = Path(__file__).parent.parent
+BYLER = REPO / "tests" / "data" / "byler_d6"
+ENTRIES = json.loads((BYLER / "manifest.json").read_text())
+
+
+def confirmed(image: np.ndarray, labels: list[dict]) -> ConfirmedRoll:
+    """``image`` read and confirmed as a player would from its labels: each find takes the value and colour
+    of the labelled die it lies on, a find on none is struck out."""
+    reading = read_frame(image)
+    corrections = {}
+    for i, die in enumerate(reading.dice):
+        near = [lab for lab in labels if abs(lab["bbox"][0] + lab["bbox"][2] / 2 - die.center[0]) < die.bbox[2] / 2
+                and abs(lab["bbox"][1] + lab["bbox"][3] / 2 - die.center[1]) < die.bbox[2] / 2]
+        corrections[i] = (near[0]["value"], near[0]["colour"]) if near else None
+    return confirmed_from_reading(image, reading, corrections)
+
+
+def slanted(index: int) -> tuple[np.ndarray, list[dict]]:
+    """Photo ``index`` of tests/data/byler_d6 as a camera tilted 50 degrees sees it, its labels moved along."""
+    entry = ENTRIES[index]
+    image = cv2.imread(str(BYLER / entry["image"]))
+    warped, boxes = variants.oblique(image, [tuple(d["bbox"]) for d in entry["dice"]])
+    return warped, [{**d, "bbox": list(b)} for d, b in zip(entry["dice"], boxes)]
+
+
+def test_corrections_are_typed_by_die_number():
+    assert parse_corrections("", 3) == {}
+    assert parse_corrections("2=4, 3=blue,1=5 red", 3) == {1: (4, None), 2: (None, "blue"), 0: (5, "red")}
+    assert parse_corrections("3=x", 3) == {2: None}
+    for wrong, says in (("4=2", "dice 1 to 3"), ("2=7", "1 to 6"), ("two=4", "die's number"), ("2=", "1 to 6"),
+                        ("2=4 5", "1 to 6")):
+        with pytest.raises(UserError, match=says) as refused:
+            parse_corrections(wrong, 3)
+        assert "\n" not in str(refused.value)
+
+
+def test_a_confirmed_roll_keeps_corrections_and_drops_struck_out_finds():
+    entry = ENTRIES[0]
+    image = cv2.imread(str(BYLER / entry["image"]))
+    reading = read_frame(image)
+    assert len(reading.dice) == 6
+    roll = confirmed_from_reading(image, reading, {0: (2, None), 1: (None, "purple"), 2: None})
+    assert len(roll.dice) == 5
+    assert roll.dice[0].value == 2 and roll.dice[0].colour == reading.dice[0].colour
+    assert roll.dice[1].value == reading.dice[1].value and roll.dice[1].colour == "purple"
+    assert roll.dice[2].center == reading.dice[3].center
+    unread = replace(reading, dice=(replace(reading.dice[0], value=None),))
+    with pytest.raises(UserError, match="1=4"):
+        confirmed_from_reading(image, unread, {})
+
+
+def test_five_rolls_from_a_slanted_camera_teach_the_reader_to_undo_the_slant():
+    rolls = [confirmed(*slanted(i)) for i in range(5)]
+    learnt = learn_my_dice(rolls)
+    mine = learnt.my_dice
+    assert mine.rolls == 5 and mine.dice == sum(len(r.dice) for r in rolls)
+    assert mine.view_stretch > 1 and mine.view_angle_deg == 90      # the warp squashed the photos up-down
+    before = after = None
+    for i in range(5, 10):                                            # rolls it never saw
+        image, labels = slanted(i)
+        truth = ConfirmedRoll(image, tuple(ConfirmedDie((x + w / 2, y + h / 2), max(w, h), lab["value"], lab["colour"])
+                                           for lab in labels for x, y, w, h in [lab["bbox"]]))
+        once, twice = score_reading(read_frame(image), truth), score_reading(learnt.read(image), truth)
+        before, after = (once, twice) if before is None else (before + once, after + twice)
+    assert after.right_values > before.right_values and after.extra <= before.extra
+    assert after.right_colours >= before.right_colours
+
+
+def test_dice_read_well_already_leave_the_reader_as_it_is():
+    """Learning keeps the reader's own slant and thresholds unless another setting is clearly better."""
+    rolls = []
+    for entry in ENTRIES[:4]:
+        rolls.append(confirmed(cv2.imread(str(BYLER / entry["image"])), entry["dice"]))
+    mine = learn_my_dice(rolls).my_dice
+    assert (mine.view_stretch, mine.find_threshold, mine.not_a_die_threshold) == (1.0, 0.3, 0.5)
+    sides = [d.side for r in rolls for d in r.dice]
+    assert mine.min_side_px < min(sides) and mine.max_side_px > max(sides)
+
+
+def test_the_learnt_size_keeps_other_sizes_out():
+    image = cv2.imread(str(BYLER / ENTRIES[0]["image"]))
+    side = float(np.median([d.bbox[2] for d in read_frame(image).dice]))
+    mine = MyDice(5, 30, side * 2, side * 4, 0.3, 0.5)
+    assert read_frame(image).dice and not Profile(my_dice=mine).read(image).dice
+
+
+def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
+    rolls = [confirmed(cv2.imread(str(BYLER / e["image"])), e["dice"]) for e in ENTRIES[:2]]
+    learnt = replace(learn_my_dice(rolls, Profile(name="kitchen")),
+                     my_dice=MyDice(2, 12, 40.0, 160.0, 0.4, 0.3, 90.0, 1.3))
+    path = save_profile(learnt, tmp_path / "profile.toml")
+    loaded = load_profile(path)
+    assert loaded.my_dice == learnt.my_dice and loaded.name == "kitchen"
+    assert [c.name for c in loaded.palette.colours] == [c.name for c in learnt.palette.colours]
+    plain = forget_my_dice(loaded)
+    assert plain.my_dice is None and plain.palette == default_palette() and plain.name == "kitchen"
+
+
+@pytest.mark.parametrize("field, value, says", [("view_stretch", 9.0, "view_stretch must be a number from 1 to 4"),
+                                                ("max_side_px", 10.0, "larger than my_dice.min_side_px"),
+                                                ("rolls", 2.5, "rolls must be a whole number")])
+def test_a_broken_learnt_dice_section_is_one_line(field, value, says):
+    data = {"version": 1, "my_dice": {"rolls": 2, "dice": 12, "min_side_px": 40.0, "max_side_px": 160.0,
+                                      "find_threshold": 0.3, "not_a_die_threshold": 0.5, field: value}}
+    with pytest.raises(UserError, match=says) as refused:
+        profile_from_text(dumps(data, ""), "profile")
+    assert "\n" not in str(refused.value)
+
+
+def calibrate(*args: str, answers: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion", "calibrate", *args], input=answers,
+                          capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+
+
+def test_the_command_learns_from_confirmed_photos_and_forgets_on_request(tmp_path):
+    photos = [str(BYLER / e["image"]) for e in ENTRIES[:3]]
+    output = tmp_path / "profile.toml"
+    # First answer typed wrong, asked again; then die 2 of the first roll struck out, the rest right.
+    result = calibrate("--learn-my-dice", *photos, "-o", str(output), answers="9=4\n2=x\n\n\n")
+    assert result.returncode == 0, result.stderr
+    assert "there are dice 1 to 6 only" in result.stdout and "Roll 3 of 3" in result.stdout
+    mine = load_profile(output).my_dice
+    assert mine.rolls == 3 and mine.dice == 17
+    assert "forget-my-dice" in result.stdout.splitlines()[-1]
+    forgot = calibrate("--forget-my-dice", "-o", str(output), answers="")
+    assert forgot.returncode == 0 and load_profile(output).my_dice is None
+    assert output.with_name("profile.toml.bak").exists()             # the learnt profile is kept as the backup
+
+
+def test_the_command_refuses_a_single_roll_and_a_photo_that_is_no_image(tmp_path):
+    output = tmp_path / "profile.toml"
+    one = calibrate("--learn-my-dice", str(BYLER / ENTRIES[0]["image"]), "-o", str(output), answers="\n")
+    assert one.returncode == 2 and "at least 2 rolls" in one.stderr and not output.exists()
+    bad = tmp_path / "roll.jpg"
+    bad.write_bytes(b"not a photo")
+    broken = calibrate("--learn-my-dice", str(BYLER / ENTRIES[0]["image"]), str(bad), "-o", str(output),
+                       answers="\n\n")
+    assert broken.returncode == 2 and len(broken.stderr.strip().splitlines()) == 1 and not output.exists()

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import cv2
 import pytest
+from slow_machine import TIME_SCALE
 
 from hardware.camera import MAX_USB_INDEX, CameraError, ReplayCamera, open_camera
 from vision.synth import render_scene
 
 REPO = Path(__file__).parent.parent
-TIMEOUT_SECONDS = 120
+TIMEOUT_SECONDS = 120 * TIME_SCALE
 PHOTOS = 8
 BAD_PHOTO = 2   # the third photo by name
 

@@ -15,13 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from slow_machine import TIME_SCALE
 from test_play_cli import PlayProcess, state_of, toy_game  # noqa: F401 - toy_game is a fixture
 
 from companion.errors import UserError
 from companion.session import MAX_NAME_LENGTH, SessionStore
 
 REPO = Path(__file__).parent.parent
-TIMEOUT_SECONDS = 120
+TIMEOUT_SECONDS = 120 * TIME_SCALE
 CARD_DATA = '[sides.not_equal]\npattern = "not_all_equal"\n[setup]\nfour_equal_is_two_pairs = false\n'
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from slow_machine import TIME_SCALE
 
 # Before Kivy is first imported: no display needed, no user Kivy config, no log files.
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
@@ -82,7 +83,7 @@ class UiDriver:
             EventLoop.idle()
 
     def wait(self, condition, timeout: float = 20.0, what: str = "condition") -> None:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * TIME_SCALE
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; notice: {self.app.notice!r}")

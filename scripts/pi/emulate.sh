@@ -119,7 +119,7 @@ fresh_root() {
 
 as_pi() {   # as_pi COMMAND: run COMMAND in the clone as the user pi, with a login environment
     "${sudo_cmd[@]}" chroot "$root" /usr/bin/env -i HOME=/home/pi USER=pi LOGNAME=pi LANG=C.UTF-8 \
-        PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb PI_EMULATION=1 $pip_cert \
+        PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb PI_EMULATION=1 COMPANION_TEST_TIME_SCALE=10 $pip_cert \
         /usr/bin/setpriv --reuid=pi --regid=pi --init-groups \
         /bin/bash -c "cd /home/pi/dice-companion && $1"
 }

@@ -122,11 +122,15 @@ class MyDice:
         return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px * self.view_stretch,
                        find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold)
 
-    @property
-    def stretch(self):
-        from vision.view import Stretch
+    def read(self, frame: np.ndarray, palette: Palette | None = None):
+        """Read ``frame`` as this set is best read: the camera's slant undone, finds of other sizes
+        dropped, the learnt thresholds; ``palette`` names the colours."""
+        from vision.reader import read_frame
+        from vision.view import Stretch, read_stretched
 
-        return Stretch(self.view_angle_deg, self.view_stretch)
+        params = self.reader_params()
+        return read_stretched(frame, Stretch(self.view_angle_deg, self.view_stretch),
+                              lambda image: read_frame(image, palette=palette, params=params))
 
 
 @dataclass(frozen=True)
@@ -149,14 +153,11 @@ class Profile:
         """Read ``frame`` white-balanced, with this palette and the learnt dice's settings, keeping the
         frame's own pixel coordinates."""
         from vision.reader import as_bgr8, read_frame
-        from vision.view import read_stretched
 
         frame = self.white_balance.correct(as_bgr8(frame))
         if self.my_dice is None:
             return read_frame(frame, palette=self.palette)
-        params = self.my_dice.reader_params()
-        return read_stretched(frame, self.my_dice.stretch,
-                              lambda image: read_frame(image, palette=self.palette, params=params))
+        return self.my_dice.read(frame, self.palette)
 
 
 # -- paths ------------------------------------------------------------------------------

@@ -328,7 +328,7 @@ class CompanionApp(App):
             self.notice = self.grabber.error if self.grabber and self.grabber.error else "no camera picture yet"
             return False
         self.reading_busy = True
-        if not self.reader.read(frame, self.palette):
+        if not self.reader.read(frame, self.palette, self.my_dice):
             self._read_wanted = True          # after the settler's current frame
         return True
 
@@ -348,6 +348,11 @@ class CompanionApp(App):
                 pass
         self._palette_for = (self.profile, colours, palette)
         return palette
+
+    @property
+    def my_dice(self):
+        """What "learn my dice" taught the reader (the profile's), or None."""
+        return self.profile.my_dice if self.profile else None
 
     def _reading_done(self, reading, frame, settled: bool) -> None:
         if settled and (self._await_motion or self.reading_busy or not self._waiting_for_roll()):
@@ -460,10 +465,10 @@ class CompanionApp(App):
         count, frame = self.grabber.latest()
         if frame is not None and not self.reader.busy:
             if self._read_wanted:
-                self._read_wanted = not self.reader.read(frame, self.palette)
+                self._read_wanted = not self.reader.read(frame, self.palette, self.my_dice)
             elif self.auto_read and self._waiting_for_roll() and count != self._watched_count:
                 self._watched_count = count
-                self.reader.watch(frame, self.grabber.frame_time, self.palette)
+                self.reader.watch(frame, self.grabber.frame_time, self.palette, my_dice=self.my_dice)
         if self.root.current != "play":
             return
         count, picture = self.grabber.latest_display()

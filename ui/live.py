@@ -132,15 +132,17 @@ class ReaderProcess:
 
     def warm_up(self) -> None:
         """Start the process and load the reader's networks now, so the first roll reads fast."""
-        self._send(("warm", WARM_UP_FRAME, None, None), WARM_UP_FRAME)
+        self._send(("warm", WARM_UP_FRAME, (None, None), None), WARM_UP_FRAME)
 
-    def read(self, frame: np.ndarray, palette: Any = None) -> bool:
-        """Read this frame now; False while another job is under way."""
-        return self._send(("read", frame, palette, None), frame)
+    def read(self, frame: np.ndarray, palette: Any = None, my_dice: Any = None) -> bool:
+        """Read this frame now (with ``palette`` and the profile's learnt dice, when given); False while
+        another job is under way."""
+        return self._send(("read", frame, (palette, my_dice), None), frame)
 
-    def watch(self, frame: np.ndarray, timestamp: float, palette: Any = None, restart: bool = False) -> bool:
+    def watch(self, frame: np.ndarray, timestamp: float, palette: Any = None, restart: bool = False,
+              my_dice: Any = None) -> bool:
         """Feed the settler one frame (``restart``: forget earlier frames); False while busy."""
-        return self._send(("watch", frame, palette, (timestamp, restart)), frame)
+        return self._send(("watch", frame, (palette, my_dice), (timestamp, restart)), frame)
 
     def poll(self) -> None:
         if not self.busy:
@@ -183,11 +185,12 @@ def serve_readings(conn, niceness: int) -> None:
     from vision.reader import read_frame
     from vision.settle import Settler
 
-    palette_now: list = [None]
+    how_now: list = [(None, None)]    # the palette and the profile's learnt dice (calibration.profile.MyDice)
 
     def read(frame: np.ndarray) -> Reading:
+        palette, my_dice = how_now[0]
         try:
-            return read_frame(frame, palette=palette_now[0])
+            return read_frame(frame, palette=palette) if my_dice is None else my_dice.read(frame, palette)
         except Exception as exc:  # noqa: BLE001 - any failure becomes a one-line message on screen
             return Reading(error=" ".join(f"{type(exc).__name__}: {exc}".split())[:200])
 
@@ -199,7 +202,7 @@ def serve_readings(conn, niceness: int) -> None:
             return
         if job is None:
             return
-        kind, frame, palette_now[0], extra = job
+        kind, frame, how_now[0], extra = job
         if kind in ("read", "warm"):
             conn.send((kind, read(frame)))
             continue

@@ -4,12 +4,16 @@ The player rolls their dice (about five times), the reader reads each roll and t
 or corrects every die (value and colour; a find that is no die is struck out, a missed die is
 added).  From those confirmed rolls :func:`learn_my_dice` learns
 
-- the **palette**: each confirmed colour's shades, measured the way the reader measures colour;
+- the **palette**: each confirmed colour's shades, measured the way the reader measures colour, if
+  it names each roll's colours better when learnt from the other rolls than the palette in use;
 - the **size** of the set's dice in this camera's picture: finds far smaller or larger are dropped
   (side faces, tokens, text);
 - the camera's **slant**: a camera looking at the tray from an angle squashes the faces; of
   :data:`VIEWS`, the stretch that reads the confirmed rolls best undoes it (:mod:`vision.view`);
 - the **finder's thresholds**: the pair of :data:`FIND_SETTINGS` that reads the confirmed rolls best.
+
+A slant or thresholds other than the reader's own are kept only when they read :data:`MIN_GAIN` more
+of the confirmed dice right.
 
 It is kept in the profile (:class:`calibration.profile.MyDice` and the palette) and undone by
 :func:`forget_my_dice`.  :func:`leave_one_roll_out` measures the gain on rolls the learning did

@@ -53,6 +53,8 @@ MATCH_SHARE = 0.5
 MIN_GAIN = 0.04
 MIN_ROLLS = 2
 """Fewer confirmed rolls than this are refused: one roll cannot be checked against another."""
+LESSON_ROLLS = 5
+"""Rolls the app asks for when a player teaches the reader their dice (learning may start after MIN_ROLLS)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,39 @@ def parse_corrections(text: str, count: int) -> dict[int, tuple[int | None, str 
             raise UserError(f"{item!r}: a die's value is one number from 1 to 6")
         corrections[index] = (int(values[0]) if values else None, colour)
     return corrections
+
+
+class Lesson:
+    """The rolls a player has confirmed so far while teaching the reader their dice in the app."""
+
+    def __init__(self, wanted: int = LESSON_ROLLS):
+        self.wanted = wanted
+        self.rolls: list[ConfirmedRoll] = []
+
+    def keep(self, frame: np.ndarray | None, dice: Sequence) -> int:
+        """Keep the roll in ``frame`` with its read dice (``DieReading``s) as the player left them after
+        their corrections; dice added by hand have no place in the picture and are left out: how many.
+        UserError, and nothing kept, when there is nothing to keep or a die has no value."""
+        if frame is None or not dice:
+            raise UserError("read the dice first, then tap any die read wrong to correct it")
+        unknown = [str(i + 1) for i, die in enumerate(dice) if die.value is None]
+        if unknown:
+            raise UserError(f"die {', '.join(unknown)} has no value yet: tap it to set it")
+        placed = [die for die in dice if die.bbox[2] > 0]
+        if not placed:
+            raise UserError("only dice the camera saw can be learnt from: read the dice again")
+        self.rolls.append(ConfirmedRoll(frame, tuple(ConfirmedDie(d.center, d.bbox[2], d.value, d.colour)
+                                                     for d in placed)))
+        return len(dice) - len(placed)
+
+    @property
+    def ready(self) -> bool:
+        """Enough rolls to learn from."""
+        return len(self.rolls) >= MIN_ROLLS
+
+    @property
+    def done(self) -> bool:
+        return len(self.rolls) >= self.wanted
 
 
 @dataclass(frozen=True)

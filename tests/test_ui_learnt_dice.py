@@ -5,17 +5,18 @@ from __future__ import annotations
 from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
 
 from calibration.learn_dice import forget_my_dice
-from calibration.profile import MyDice, Profile, default_profile_path, save_profile
+from calibration.profile import MyDice, Profile, default_profile_path, load_profile, save_profile
 
 
-def throw_and_read(ui, app) -> list:
+def throw_and_read(ui, app, screen=None) -> list:
+    """Throw the simulated dice and read them once they rest (by the screen's buttons when given)."""
     source = app.grabber.source
     throws, done = source.throws, app.readings_done
-    assert app.throw_dice()
+    ui.tap(screen.ids.roll_button) if screen else app.throw_dice()
     ui.wait(lambda: source.throws > throws and not source.rolling, what="the dice to come to rest")
     shown = app.grabber.count
     ui.wait(lambda: app.grabber.count >= shown + 2, what="a picture of the resting dice")
-    assert app.read_dice()
+    ui.tap(screen.ids.read_button) if screen else app.read_dice()
     ui.wait(lambda: app.readings_done > done, timeout=60, what="the reading")
     return app.reading
 
@@ -31,3 +32,42 @@ def test_the_app_reads_with_the_learnt_dice_of_its_profile(ui):
     app.load_profile()
     assert app.my_dice is None
     assert throw_and_read(ui, app)                 # the same dice are found again
+
+
+def test_learn_my_dice_by_touch_then_forget_them(ui):
+    """Settings -> Learn my dice: two simulated rolls read, one die corrected by a tap, each roll kept, learnt
+    in the reader process into the profile; the settings say so, and Forget takes it out again."""
+    app = ui.launch(camera="sim", seed=5)
+    app.show("settings")
+    ui.pump(3)
+    settings = app.screen("settings")
+    assert settings.my_dice_text == "Any dice (yours not learnt)" and settings.ids.forget_button.disabled
+    ui.tap(settings.ids.learn_button)
+    learn = app.screen("learn")
+    assert app.root.current == "learn" and learn.ids.learn_button.disabled and learn.ids.keep_button.disabled
+    assert app.lesson_text.startswith("Roll 1 of 5")
+    for roll in range(2):
+        throw_and_read(ui, app, learn)
+        assert app.reading and not learn.ids.keep_button.disabled
+        if roll == 0:                       # the first die set to another value by hand, as a correction
+            first = list(reversed(learn.ids.chips.children))[1]        # after the "+"
+            if 0 in app.doubted_dice():
+                ui.tap(first)                                          # a die marked ?: the first tap confirms it
+            ui.tap(first)
+            corrected = app.reading[0].value % 6 + 1
+            ui.tap(ui.button(str(corrected), root=learn.die_popup))
+            ui.wait(lambda: learn.die_popup.parent is None, what="the die popup to close")
+            ui.screenshot("learn-my-dice")
+        ui.tap(learn.ids.keep_button)
+        assert app.lesson_text.startswith(f"Roll {roll + 1} kept") and not app.reading
+    assert app.lesson.rolls[0].dice[0].value == corrected
+    ui.tap(learn.ids.learn_button)
+    ui.wait(lambda: not app.learning, timeout=180, what="the dice to be learnt")
+    assert app.lesson is None and app.root.current == "settings", app.notice
+    assert app.my_dice is not None and app.my_dice.rolls == 2
+    assert load_profile(default_profile_path()).my_dice == app.my_dice
+    assert settings.my_dice_text == "Your dice: learnt from 2 rolls" and "learnt your dice" in app.notice
+    ui.screenshot("settings-my-dice-learnt")
+    ui.tap(settings.ids.forget_button)
+    assert app.my_dice is None and load_profile(default_profile_path()).my_dice is None
+    assert settings.my_dice_text == "Any dice (yours not learnt)"

@@ -25,7 +25,7 @@ from kivy.logger import Logger
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
-from companion.engine import Die
+from companion.engine import DiceRequest, Die
 from companion.errors import CompanionError, UserError
 from companion.session import Session, SessionStore
 from hardware.camera import default_spec
@@ -38,7 +38,9 @@ from vision.colour import default_palette
 from vision.types import DieReading
 
 HERE = Path(__file__).parent
-SCREENS = ("start", "play", "scoreboard", "history", "summary", "settings")
+SIM_LESSON_DICE = 6
+"""Dice the simulated camera throws while a player tries "learn my dice" on the desktop."""
+SCREENS = ("start", "play", "scoreboard", "history", "summary", "settings", "learn")
 CAMERA_FPS = 30.0
 """Camera frames a second for the live view (tests ask for fewer to save CPU)."""
 PHOTO_QUALITY = 85
@@ -85,6 +87,9 @@ class CompanionApp(App):
     camera_problem = StringProperty("")    # what is wrong with the camera now ("" while it works)
     simulated = BooleanProperty(False)     # the camera is the simulated one: offer "roll"
     auto_read = BooleanProperty(True)      # read by itself once the dice come to rest
+    lesson = ObjectProperty(None, allownone=True)   # a calibration.learn_dice.Lesson while "learn my dice" runs
+    lesson_text = StringProperty("")       # where the lesson stands, in a sentence
+    learning = BooleanProperty(False)      # the reader process is learning the player's dice
 
     def __init__(self, camera: str | None = None, game: str | None = None,
                  players: Sequence[str] | None = None, store: SessionStore | None = None,
@@ -134,7 +139,7 @@ class CompanionApp(App):
                 refusals.append(self.notice)
         self.notice = "; ".join(refusals)     # each step's success would otherwise clear the one before
         self.bind(reading_busy=self._show_status, revision=self._show_status, reading=self._show_status)
-        self.reader = ReaderProcess(self._reading_done)
+        self.reader = ReaderProcess(self._reading_done, on_learnt=self._learnt)
         self.reader.warm_up()
         self._await_motion = False    # the tray must move before the next automatic reading
         self._read_wanted = False
@@ -200,13 +205,19 @@ class CompanionApp(App):
         else:
             self.gpio.show("ready")
 
-    def load_profile(self) -> None:
-        """Use the calibration profile named in the settings (or the default one) if it exists."""
-        from calibration.profile import default_profile_path, load_profile
+    def profile_path(self) -> Path:
+        """The calibration profile named in the settings, or the default one."""
+        from calibration.profile import default_profile_path
 
         name = self.preferences["calibration"]
-        path = Path(name).expanduser() if name else default_profile_path()
-        if name and not path.exists():
+        return Path(name).expanduser() if name else default_profile_path()
+
+    def load_profile(self) -> None:
+        """Use the calibration profile named in the settings (or the default one) if it exists."""
+        from calibration.profile import load_profile
+
+        path = self.profile_path()
+        if self.preferences["calibration"] and not path.exists():
             raise UserError(f"no calibration profile at {path}")
         self.profile = load_profile(path) if path.exists() else None
 
@@ -308,10 +319,12 @@ class CompanionApp(App):
     def throw_dice(self) -> bool:
         """Simulated camera only: throw the dice the game asks for now."""
         request = self.state.dice_to_roll() if self.state else None
-        if not self.simulated or request is None:
+        if self.simulated and self.lesson is not None and not self.learning:   # any colours, as a set may have
+            request = DiceRequest("", (None,) * SIM_LESSON_DICE)
+        elif not self.simulated or request is None:
             self.notice = "no dice to throw now" if self.simulated else "roll the real dice on the tray"
             return False
-        if None in request.colours:  # the box decides the colours (DYCE's bag): draw them as the table would
+        elif None in request.colours:  # the box decides the colours (DYCE's bag): draw them as the table would
             drawn = self.state.random_roll(self._throw_rng)
             request = dataclasses.replace(request, colours=tuple(d.colour for d in drawn))
         self.grabber.call_soon(lambda source: source.throw(request))
@@ -368,8 +381,16 @@ class CompanionApp(App):
 
     def colours_matter(self) -> bool:
         """Whether the dice's colours count in the roll the game waits for (then a doubted colour is checked)."""
+        return bool(self.die_colours())
+
+    def die_colours(self) -> list[str]:
+        """The colours a die may be given by hand: while learning the player's dice, the palette's; in a
+        game, those its roll or box names (:func:`ui.play_screen.die_colour_choices`)."""
+        if self.lesson is not None:
+            palette = self.profile.palette if self.profile else default_palette()
+            return list(dict.fromkeys(c.name for c in palette.colours))
         request = self.state.dice_to_roll() if self.state else None
-        return bool(die_colour_choices(request, self.session.game if self.session else None))
+        return die_colour_choices(request, self.session.game if self.session else None)
 
     def doubted_dice(self) -> list[int]:
         """The places in the reading of dice with a value that wait for the player's confirmation."""
@@ -426,7 +447,10 @@ class CompanionApp(App):
         return False
 
     def accept_reading(self) -> bool:
-        """Use the read (and corrected) dice as the current player's roll."""
+        """Use the read (and corrected) dice as the current player's roll (while learning the player's
+        dice: keep them as a confirmed roll)."""
+        if self.lesson is not None:
+            return self.keep_lesson_roll()
         def roll():
             if not self.reading:
                 raise UserError("read the dice first (space or the Read button), or add them with +")
@@ -451,7 +475,99 @@ class CompanionApp(App):
         return False
 
     def _waiting_for_roll(self) -> bool:
+        if self.lesson is not None:
+            return not self.learning
         return self.state is not None and self.state.dice_to_roll() is not None
+
+    # -- learn my dice ----------------------------------------------------------------
+    def start_lesson(self) -> None:
+        """Teach the reader the player's own dice: a few rolls, each confirmed, then learnt (calibration.learn_dice)."""
+        from calibration.learn_dice import Lesson
+
+        self.lesson = Lesson()
+        self.reading, self.reading_frame = [], None
+        self._say_lesson()
+        self.show("learn")
+
+    def _say_lesson(self, kept: str = "") -> None:
+        lesson = self.lesson
+        if lesson is None:
+            self.lesson_text = ""
+            return
+        step = (f"Roll {len(lesson.rolls) + 1} of {lesson.wanted}: roll your dice, let them rest, then correct any die "
+                "read wrong (tap it) and keep the roll.") if not lesson.done else "Every roll is kept: learn now."
+        self.lesson_text = f"{kept}{step}"
+
+    def keep_lesson_roll(self) -> bool:
+        """Keep the read dice, as the player corrected them, as one of the lesson's rolls."""
+        if self.lesson is None or self.learning:
+            self.notice = "nothing to keep now"
+            return False
+        left_out = []
+        if not self.attempt(lambda: left_out.append(self.lesson.keep(self.reading_frame, self.reading))):
+            return False
+        kept = f"Roll {len(self.lesson.rolls)} kept"
+        if left_out[0]:
+            kept += f" ({left_out[0]} added by hand not learnt: the camera did not see them)"
+        self.reading, self.reading_frame = [], None
+        self._await_motion = True
+        self._say_lesson(kept + ". ")
+        if self.lesson.done:
+            self.learn_lesson()
+        return True
+
+    def learn_lesson(self) -> bool:
+        """Learn the kept rolls in the reader process; the profile is saved when it answers."""
+        from calibration.learn_dice import MIN_ROLLS
+        from calibration.profile import Profile
+
+        if self.lesson is None or self.learning:
+            return False
+        if not self.lesson.ready:
+            self.notice = f"keep at least {MIN_ROLLS} rolls first"
+            return False
+        if not self.reader.learn(list(self.lesson.rolls), self.profile or Profile()):
+            self.notice = "the reader is busy: try again in a moment"
+            return False
+        self.learning = True
+        self.lesson_text = f"Learning your dice from {len(self.lesson.rolls)} rolls..."
+        return True
+
+    def _learnt(self, result) -> None:
+        from calibration.profile import save_profile
+
+        self.learning = False
+        if isinstance(result, str):
+            self.notice = f"could not learn your dice: {result}"
+            self._say_lesson()
+            return
+        if not self.attempt(lambda: save_profile(result, self.profile_path())) or not self.attempt(self.load_profile):
+            self._say_lesson()
+            return
+        self.lesson = None
+        self.lesson_text = ""
+        self.show("settings")
+        self.notice = f"learnt your dice from {result.my_dice.rolls} rolls: the reader uses them from now on"
+
+    def cancel_lesson(self) -> None:
+        self.lesson = None
+        self.lesson_text = ""
+        self.reading, self.reading_frame = [], None
+        self.show("settings")
+
+    def forget_my_dice(self) -> bool:
+        """Take what "learn my dice" learnt out of the profile (its tray, light and camera stay)."""
+        from calibration.learn_dice import forget_my_dice
+        from calibration.profile import save_profile
+
+        if self.my_dice is None:
+            self.notice = "no dice learnt: nothing to forget"
+            return False
+        if self.attempt(lambda: save_profile(forget_my_dice(self.profile), self.profile_path())) and \
+                self.attempt(self.load_profile):
+            self.notice = "your dice are forgotten: the reader reads as it ships"
+            return True
+        return False
 
     def _each_frame(self, _dt) -> None:
         """Hand over a finished reading, feed the settler, show the newest camera frame."""
@@ -469,12 +585,12 @@ class CompanionApp(App):
             elif self.auto_read and self._waiting_for_roll() and count != self._watched_count:
                 self._watched_count = count
                 self.reader.watch(frame, self.grabber.frame_time, self.palette, my_dice=self.my_dice)
-        if self.root.current != "play":
+        if self.root.current not in ("play", "learn"):
             return
         count, picture = self.grabber.latest_display()
         if picture is not None and count != self._shown_count:
             self._shown_count = count
-            self.screen("play").ids.view.show_frame(picture)
+            self.screen(self.root.current).ids.view.show_frame(picture)
 
     # -- keyboard ---------------------------------------------------------------------
     def _on_key_down(self, _window, key: int, _scancode, _text, modifiers: list[str]) -> bool:

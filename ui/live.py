@@ -103,10 +103,13 @@ class ReaderProcess:
     "settled") up to date.
     """
 
-    def __init__(self, deliver: Callable[[Reading, np.ndarray, bool], None], niceness: int = READER_NICENESS):
+    def __init__(self, deliver: Callable[[Reading, np.ndarray, bool], None], niceness: int = READER_NICENESS,
+                 on_learnt: Callable[[Any], None] | None = None):
         self.deliver = deliver
+        self.on_learnt = on_learnt
         self.niceness = niceness
         self.busy = False
+        self._kind = ""
         self.motion = ""
         self._frame: np.ndarray | None = None
         self._process = None
@@ -127,6 +130,7 @@ class ReaderProcess:
             self._start()
         self._conn.send(job)
         self._frame = frame
+        self._kind = job[0]
         self.busy = True
         return True
 
@@ -144,6 +148,11 @@ class ReaderProcess:
         """Feed the settler one frame (``restart``: forget earlier frames); False while busy."""
         return self._send(("watch", frame, (palette, my_dice), (timestamp, restart)), frame)
 
+    def learn(self, rolls: list, profile: Any) -> bool:
+        """Learn the player's dice from confirmed ``rolls`` into ``profile`` here, where the networks are;
+        ``on_learnt`` gets the new profile, or a one-line message if learning failed.  False while busy."""
+        return self._send(("learn", WARM_UP_FRAME, (None, None), (rolls, profile)), WARM_UP_FRAME)
+
     def poll(self) -> None:
         if not self.busy:
             return
@@ -152,10 +161,16 @@ class ReaderProcess:
                 return
             kind, result = self._conn.recv()
         except (EOFError, OSError):
-            kind, result = "read", Reading(error="the reader stopped; it restarts at the next reading")
+            kind, result = self._kind, "the reader stopped; it restarts at the next reading"
+            if kind != "learn":
+                kind, result = "read", Reading(error=result)
             self._process = None
         self.busy = False
         if kind == "warm":
+            return
+        if kind == "learn":
+            if self.on_learnt:
+                self.on_learnt(result)
             return
         if kind == "watch":
             self.motion = result.state
@@ -206,7 +221,20 @@ def serve_readings(conn, niceness: int) -> None:
         if kind in ("read", "warm"):
             conn.send((kind, read(frame)))
             continue
+        if kind == "learn":
+            conn.send((kind, _learn(*extra)))
+            continue
         timestamp, restart = extra
         if restart:
             settler.reset()
         conn.send(("watch", settler.feed(frame, timestamp)))
+
+
+def _learn(rolls: list, profile: Any) -> Any:
+    """``profile`` with the dice learnt from ``rolls`` (calibration.learn_dice), or a one-line message."""
+    from calibration.learn_dice import learn_my_dice
+
+    try:
+        return learn_my_dice(rolls, profile)
+    except Exception as exc:  # noqa: BLE001 - any failure becomes a one-line message on screen
+        return " ".join(str(exc).split())[:200] or type(exc).__name__

@@ -23,6 +23,7 @@ class SettingsScreen(Screen):
     camera_choices = ListProperty(CAMERA_CHOICES)
     game_titles = ListProperty([])
     profile_text = StringProperty("")
+    my_dice_text = StringProperty("")
 
     def on_pre_enter(self, *_args) -> None:
         app = App.get_running_app()
@@ -31,6 +32,7 @@ class SettingsScreen(Screen):
         self.ids.calibration.text = prefs["calibration"]
         self.ids.auto_read.state = "down" if app.auto_read else "normal"
         self._describe_profile()
+        self.describe_my_dice()
         box = self.ids.pins
         box.clear_widgets()
         self._pin_inputs = {}
@@ -55,6 +57,13 @@ class SettingsScreen(Screen):
         path = Path(self.ids.calibration.text) if self.ids.calibration.text else default_profile_path()
         self.profile_text = (f"using {path.name}" if path.exists()
                              else f"no {path.name} yet: default colours, whole frame")
+
+    def describe_my_dice(self) -> None:
+        """Whether the reader knows the player's own dice ("learn my dice") and from how many rolls."""
+        mine = App.get_running_app().my_dice
+        self.my_dice_text = (f"Your dice: learnt from {mine.rolls} rolls" if mine is not None
+                             else "Any dice (yours not learnt)")
+        self.ids.forget_button.disabled = mine is None
 
     def show_options(self, title: str) -> None:
         box = self.ids.options

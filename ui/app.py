@@ -520,13 +520,17 @@ class CompanionApp(App):
         """Learn the kept rolls in the reader process; the profile is saved when it answers."""
         from calibration.learn_dice import MIN_ROLLS
         from calibration.profile import Profile
+        from calibration.white_balance import WhiteBalance
 
         if self.lesson is None or self.learning:
             return False
         if not self.lesson.ready:
             self.notice = f"keep at least {MIN_ROLLS} rolls first"
             return False
-        if not self.reader.learn(list(self.lesson.rolls), self.profile or Profile()):
+        # The kept pictures are already white-balanced (and flattened) as the reader sees them: learn
+        # without balancing them again; the profile keeps its own white balance (see _learnt).
+        as_seen = dataclasses.replace(self.profile or Profile(), white_balance=WhiteBalance())
+        if not self.reader.learn(list(self.lesson.rolls), as_seen):
             self.notice = "the reader is busy: try again in a moment"
             return False
         self.learning = True
@@ -541,6 +545,8 @@ class CompanionApp(App):
             self.notice = f"could not learn your dice: {result}"
             self._say_lesson()
             return
+        if self.profile is not None:
+            result = dataclasses.replace(result, white_balance=self.profile.white_balance)
         if not self.attempt(lambda: save_profile(result, self.profile_path())) or not self.attempt(self.load_profile):
             self._say_lesson()
             return

@@ -348,8 +348,8 @@ class CompanionApp(App):
     @property
     def palette(self):
         """The reader's palette: the profile's (or the default), only the game's dice colours when its box
-        fixes them; None (the reader's default) when neither applies."""
-        colours = self.session.game.dice_colours if self.session else None
+        fixes them (not while the player's own dice are learnt); None (the reader's default) when neither applies."""
+        colours = self.session.game.dice_colours if self.session and self.lesson is None else None
         profile, made_for, palette = self._palette_for
         if profile is self.profile and made_for == colours:
             return palette

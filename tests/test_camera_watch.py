@@ -177,3 +177,10 @@ def test_read_with_a_tray_white_balanced_profile_undoes_a_lamp_cast(photos, tmp_
 
     assert agreement(balanced) >= 0.9
     assert agreement(unbalanced) < agreement(balanced)
+
+
+@pytest.mark.parametrize("hold", ["0", "-1", "nan", "4000"])
+def test_a_live_replay_refuses_an_impossible_hold_in_one_line(hold, photos, capsys):
+    assert main(["watch", "--camera", f"replay:{photos}", "--realtime", "--hold", hold, "--rolls", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--hold must be more than 0 and at most 3600 seconds" in err

@@ -27,6 +27,8 @@ REPLAY_FRAMES_PER_IMAGE = 12
 """How many camera frames each replayed photo stands for, so the settler sees it at rest."""
 REPLAY_FPS = 30.0
 """The frame rate of a replay played live (``--realtime``)."""
+MAX_HOLD_SECONDS = 3600
+"""The longest ``--hold`` a live replay takes (an hour a photo)."""
 REPLAY_HOLD_SECONDS = 2.0
 """How long each photo lies on the table in a live replay: dice rest a few seconds between throws,
 and a slow machine (a Pi 4 reads a frame in about 0.2 s) must still see them come to rest."""
@@ -44,8 +46,9 @@ def register(subparsers) -> None:
     parser.add_argument("--frames", action="store_true",
                         help="read every frame without waiting for the dice to settle (replay: once per image)")
     parser.add_argument("--realtime", action="store_true",
-                        help="run the simulated camera or a replay live, at its real frame rate "
-                             f"(each replayed photo lies {REPLAY_HOLD_SECONDS:g} s)")
+                        help="run the simulated camera or a replay live, at its real frame rate")
+    parser.add_argument("--hold", type=float, metavar="SECONDS", default=REPLAY_HOLD_SECONDS,
+                        help=f"how long each photo lies on the table in a live replay (default {REPLAY_HOLD_SECONDS:g})")
     parser.add_argument("--profile", metavar="FILE", type=Path,
                         help="calibration profile: its palette names colours, its camera controls lock the Pi camera")
     parser.set_defaults(func=run)
@@ -86,7 +89,7 @@ def _open(spec: str, args, profile=None) -> CameraSource:
         return open_camera(spec, seed=args.seed, auto_throw=True, realtime=args.realtime)
     if kind == "replay" and not args.frames and Path(path).is_dir():
         if args.realtime:
-            return open_camera(spec, frames_per_image=round(REPLAY_HOLD_SECONDS * REPLAY_FPS), fps=REPLAY_FPS)
+            return open_camera(spec, frames_per_image=max(1, round(args.hold * REPLAY_FPS)), fps=REPLAY_FPS)
         return open_camera(spec, frames_per_image=REPLAY_FRAMES_PER_IMAGE)
     return open_camera(spec)
 
@@ -192,6 +195,8 @@ def run(args) -> int:
 
     if args.rolls is not None and args.rolls < 1:
         raise UserError("--rolls must be at least 1")
+    if not 0 < args.hold <= MAX_HOLD_SECONDS:
+        raise UserError(f"--hold must be more than 0 and at most {MAX_HOLD_SECONDS} seconds, not {args.hold:g}")
     spec = args.camera or default_spec()
     profile = load_profile_option(args.profile)
     read = frame_reader(profile)

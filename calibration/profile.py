@@ -104,7 +104,8 @@ class DieSize:
 @dataclass(frozen=True)
 class MyDice:
     """What "learn my dice" (:mod:`calibration.learn_dice`) learnt of the player's own set besides its
-    palette: the dice's side range in the picture and the finder's thresholds that read it best."""
+    palette: the dice's side range in the picture, the camera's slant and the finder's thresholds that
+    read the set best."""
 
     rolls: int                  # confirmed rolls it was learnt from
     dice: int                   # confirmed dice in them

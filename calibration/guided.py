@@ -75,7 +75,11 @@ class Console(Protocol):
 
 
 class TerminalConsole:
-    """Prompts on standard output, answers from standard input."""
+    """Prompts on standard output, answers from standard input; ``instead`` says, when the answers run
+    out, what could have been given instead of them."""
+
+    def __init__(self, instead: str = "give --empty and --dice files"):
+        self.instead = instead
 
     def say(self, text: str) -> None:
         print(text, flush=True)
@@ -84,7 +88,7 @@ class TerminalConsole:
         try:
             return input(prompt)
         except EOFError:
-            raise UserError("calibration needs answers at the prompts (or give --empty and --dice files)") from None
+            raise UserError(f"calibration needs answers at the prompts (or {self.instead})") from None
 
 
 class FrameSource(Protocol):

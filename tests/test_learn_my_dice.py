@@ -166,3 +166,8 @@ def test_the_command_refuses_a_single_roll_and_a_photo_that_is_no_image(tmp_path
     broken = calibrate("--learn-my-dice", str(BYLER / ENTRIES[0]["image"]), str(bad), "-o", str(output),
                        answers="\n\n")
     assert broken.returncode == 2 and len(broken.stderr.strip().splitlines()) == 1 and not output.exists()
+    unanswered = calibrate("--learn-my-dice", str(BYLER / ENTRIES[0]["image"]), str(BYLER / ENTRIES[1]["image"]),
+                           "-o", str(output), answers="\n")
+    assert unanswered.returncode == 2 and not output.exists()
+    assert unanswered.stderr == "companion: calibration needs answers at the prompts (or an empty line for each " \
+                                "roll read right)\n"

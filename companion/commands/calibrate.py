@@ -298,7 +298,7 @@ def _learn_my_dice(args, output: Path) -> int:
     from vision.image_files import load_image
 
     profile = forget_my_dice(_profile_at(output, args.name, args.force))
-    console = TerminalConsole()
+    console = TerminalConsole(instead="an empty line for each roll read right")
     photos = list(args.learn_my_dice)
     if photos and args.camera:
         raise UserError("give either --camera or photos of your rolls, not both")

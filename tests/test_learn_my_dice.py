@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from slow_machine import TIME_SCALE
 
 from calibration.learn_dice import (
     ConfirmedDie,
@@ -139,7 +140,7 @@ def test_a_broken_learnt_dice_section_is_one_line(field, value, says):
 
 def calibrate(*args: str, answers: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "companion", "calibrate", *args], input=answers,
-                          capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+                          capture_output=True, text=True, timeout=300 * TIME_SCALE, cwd=REPO, check=False)
 
 
 def test_the_command_learns_from_confirmed_photos_and_forgets_on_request(tmp_path):

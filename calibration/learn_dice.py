@@ -308,11 +308,12 @@ def leave_one_roll_out(rolls: Sequence[ConfirmedRoll], profile: Profile | None =
     before = after = RollScore(0, 0, 0, 0, 0)
     for i, roll in enumerate(rolls):
         others = [r for j, r in enumerate(rolls) if j != i]
-        before += score_reading(base.read(roll.image), roll)
+        as_it_is = score_reading(base.read(roll.image), roll)
+        before += as_it_is
         if len(others) >= MIN_ROLLS and any(r.dice for r in others):
             after += score_reading(learn_my_dice(others, base).read(roll.image), roll)
-        else:
-            after += score_reading(base.read(roll.image), roll)
+        else:        # too little left to learn from: the roll reads as it is
+            after += as_it_is
         if progress:
             progress(f"roll {i + 1} of {len(rolls)} left out")
     return LeaveOneOut(before, after, len(rolls))

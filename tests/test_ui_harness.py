@@ -23,8 +23,10 @@ os.environ["KIVY_NO_FILELOG"] = "1"
 os.environ["KIVY_NO_ARGS"] = "1"
 pytest.importorskip("kivy", reason="the UI tests need Kivy: pip install kivy==2.3.1")
 
-TEST_CAMERA_FPS = 8.0
-"""The live view's frame rate in tests: enough to see the dice, cheap with software GL."""
+TEST_CAMERA_FPS = 8.0 / TIME_SCALE
+"""The live view's frame rate in tests: enough to see the dice, cheap with software GL.  Each picture
+shown makes Mesa's software renderer draw the whole screen (about 0.1 s here, seconds under qemu), so
+on a slow machine the live view shows fewer pictures a second, as the time scale says."""
 SCROLLVIEW_TAP_DELAY = 0.25
 """Seconds Kivy's ScrollView takes to pass a tap to the widget under it (0.2 s, and a frame)."""
 SCREENSHOTS = Path(os.environ.get("COMPANION_SCREENSHOTS") or tempfile.mkdtemp(prefix="ui-screenshots-"))

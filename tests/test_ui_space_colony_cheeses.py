@@ -21,6 +21,7 @@ import re
 import time
 from collections import Counter
 
+from slow_machine import TIME_SCALE
 from test_ui_harness import UiDriver, kivy_window, ui  # noqa: F401  (fixtures)
 
 from companion.engine import Move
@@ -28,8 +29,9 @@ from ui.board_panels import PLAYER_RGBA
 
 GAME_SEED = 7
 TABLE_SEED = 3          # the dice and the players' own choices
-CAMERA_FPS = 1.0
-"""The live picture stays on screen but costs a frame a second (software GL draws slowly)."""
+CAMERA_FPS = 1.0 / TIME_SCALE
+"""The live picture stays on screen but costs a frame a second (software GL draws slowly), fewer on a
+slow machine (``tests/slow_machine.py``)."""
 WISHES = {"Ann": ("law_office", "construction", "leather_storage"),
           "Bob": ("cheese_storage", "beef_storage", "catalog_store", "leather_storage")}
 """Modules each player builds (where the rules allow) from turn 3 on, beside the advice's."""

@@ -48,6 +48,8 @@ HARD_DIE_SHARE = 0.5  # reader samples that are labelled dice picked by their re
 FINDER_SNAPSHOT_SHARE = 0.3  # side by side: share of the finder's minutes after which the reader learns its finds
 CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights and cached trays (not committed)
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
+NEGATIVE_SEED_BASE = 700_000  # pictures without dice (vision/synth_negatives.py); the benchmark's are seeds 0-29
+NEGATIVE_FIND_SHARE = 0.6  # reader samples on a picture without dice taken where the finder errs there
 
 
 @dataclass
@@ -113,6 +115,17 @@ def load_photos() -> list[Photo]:
                     dice.append((*found, entry["dice"][0]["value"]))
             photos.append(Photo(image, dice, name))
     return photos
+
+
+def negative_photos(count: int) -> list[Photo]:
+    """``count`` pictures without dice (text, boards, tokens, coins, cubes, stains), the kinds taken in turn.
+
+    Pip prints are left out: a domino half with one dot in its middle is a die's 1 seen from above, and
+    taught as "not a die" it cost the reader real 1s (the dim single dice of aibox_pi_single)."""
+    from vision.synth_negatives import KINDS, render_negative
+
+    kinds = [kind for kind in KINDS if kind != "pip prints"]
+    return [Photo(render_negative(NEGATIVE_SEED_BASE + i, kinds[i % len(kinds)]), [], "negatives") for i in range(count)]
 
 
 def synthetic_tray(i: int) -> Photo:
@@ -192,6 +205,35 @@ class Reader(nn.Module):
 
     def forward(self, x):
         return self.classify(self.body(x))  # (n, classes, 1, 1): no Flatten/Gemm for OpenCV's importer
+
+
+def from_model(net: nn.Module, model_file: Path) -> nn.Module:
+    """``net`` with the weights of an exported model: each batch norm folded into the convolution before it,
+    as the export did, so that training goes on from the committed model (at a low learning rate: without
+    its batch norms the network is harder to train from far away)."""
+    import onnx
+    from onnx import numpy_helper
+
+    for block in [m for m in net.modules() if isinstance(m, nn.Sequential)]:
+        if len(block) == 3 and isinstance(block[1], nn.BatchNorm2d):
+            conv = block[0]
+            block[0] = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, conv.padding)
+            block[1] = nn.Identity()
+    model = onnx.load(str(model_file))
+    weights = {tensor.name: numpy_helper.to_array(tensor) for tensor in model.graph.initializer}
+    nodes = [node for node in model.graph.node if node.op_type == "Conv"]
+    convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]  # registered in the order they run
+    if len(nodes) != len(convs):
+        raise SystemExit(f"{model_file} has {len(nodes)} convolutions, the network {len(convs)}")
+    for node, conv in zip(nodes, convs):
+        weight, bias = (torch.from_numpy(weights[name].copy()) for name in node.input[1:3])
+        if weight.shape != conv.weight.shape:
+            raise SystemExit(f"{model_file}: a convolution of shape {tuple(weight.shape)} where the network has "
+                             f"{tuple(conv.weight.shape)}")
+        conv.weight.data.copy_(weight)
+        conv.bias.data.copy_(bias)
+    print(f"starting from {model_file}")
+    return net
 
 
 # ---------------------------------------------------------------- augmentation
@@ -314,7 +356,8 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
     if rng.random() < DRAWN_FACE_SHARE:
         crop, label = drawn_face_sample(rng, photo)
         return colour_jitter(rng, crop), label
-    if photo.hard_negatives and rng.random() < HARD_NEGATIVE_SHARE:
+    negative_share = NEGATIVE_FIND_SHARE if photo.source == "negatives" else HARD_NEGATIVE_SHARE
+    if photo.hard_negatives and rng.random() < negative_share:
         x, y, side = photo.hard_negatives[rng.integers(len(photo.hard_negatives))]
         side *= math.exp(rng.uniform(-0.15, 0.15))
         crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side, angle)
@@ -373,7 +416,10 @@ class PhotoDraw:
         return self.photos[min(index, len(self.photos) - 1)]
 
 
-def resumed(net: nn.Module, path: Path, resume: bool) -> nn.Module:
+def resumed(net: nn.Module, path: Path, resume: bool, model_file: Path | None = None) -> nn.Module:
+    """``net`` from the checkpoint ``path`` (``resume``), or from the exported ``model_file``, or fresh."""
+    if model_file is not None:
+        return from_model(net, model_file)
     if resume and path.exists():
         net.load_state_dict(torch.load(path))
         print(f"resuming from {path}")
@@ -386,12 +432,14 @@ def save_checkpoint(net: nn.Module, path: Path) -> None:
 
 
 def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
-                 resume: bool = False, lr_scale: float = 1.0, snapshot: Path | None = None) -> Finder:
+                 resume: bool = False, lr_scale: float = 1.0, snapshot: Path | None = None,
+                 model_file: Path | None = None) -> Finder:
     """``snapshot``, if given, is where the finder as it stands after FINDER_SNAPSHOT_SHARE of its minutes is
     exported, so that a reader trained alongside can learn its finds before it is done."""
-    net = resumed(Finder(), checkpoint, resume).to(memory_format=torch.channels_last)
+    net = resumed(Finder(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6})
+    draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6,
+                                "negatives": 0.3})
     start, step = time.time(), 0
     end = start + minutes * 60
     while time.time() < end:
@@ -423,13 +471,15 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
 
 
 def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
-                 resume: bool = False, lr_scale: float = 1.0, pending: Callable[[], bool] | None = None) -> Reader:
+                 resume: bool = False, lr_scale: float = 1.0, pending: Callable[[], bool] | None = None,
+                 model_file: Path | None = None) -> Reader:
     """``pending``, if given, is called every 100 steps until it returns True (it may add finder finds to
     ``photos``)."""
-    net = resumed(Reader(), checkpoint, resume).to(memory_format=torch.channels_last)
+    net = resumed(Reader(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     hardness = DieHardness(photos)
-    draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5})
+    draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5,
+                                "negatives": 0.5})
     start, step = time.time(), 0
     end = start + minutes * 60
     while time.time() < end:
@@ -478,8 +528,9 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
     snapshot.unlink(missing_ok=True)
     command = [sys.executable, __file__, "--only", "finder", "--threads", "1", "--finder-minutes", str(a.finder_minutes),
                "--synth-frames", str(a.synth_frames), "--seed", str(a.seed), "--checkpoint-dir", str(a.checkpoint_dir),
-               "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale), "--finder-snapshot", str(snapshot)]
-    finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []))
+               "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale), "--finder-snapshot", str(snapshot),
+               "--negatives", str(a.negatives)]
+    finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []) + (["--from-models"] if a.from_models else []))
     torch.set_num_threads(1)
     snapshot_mined = False
 
@@ -497,7 +548,7 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
         return True
 
     reader = train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
-                          pending=learn_finder_finds)
+                          pending=learn_finder_finds, model_file=dice_net.READER_FILE if a.from_models else None)
     finish_reader(reader, a)
     if finder_run.wait():
         raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
@@ -527,12 +578,18 @@ def main() -> None:
                          "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
     ap.add_argument("--finder-snapshot", type=Path,
                     help=f"also export the finder to this file after {round(100 * FINDER_SNAPSHOT_SHARE)}%% of its minutes")
+    ap.add_argument("--negatives", type=int, default=0,
+                    help="pictures without dice (text, boards, coins, pip prints...) added to the training photos")
+    ap.add_argument("--from-models", action="store_true",
+                    help="start from the committed ONNX models (vision/models) instead of fresh weights or --resume")
     ap.add_argument("--side-by-side", action="store_true",
                     help="train the finder (in a child process) and the reader at once, one thread each; the reader "
                          "learns the finds of the finder's snapshot, then of the trained finder, and then takes both threads")
     a = ap.parse_args()
     if a.side_by_side and a.only:
         ap.error("--side-by-side trains both networks; leave out --only")
+    if a.from_models and a.resume:
+        ap.error("--from-models and --resume each say where to start: give one")
     no_photos = public_sets.missing([public_sets.manifest_path(name) for name in public_sets.SETS])
     if no_photos:
         sys.exit(f"train_dice_nets: {no_photos}")
@@ -541,7 +598,7 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
     workers = 2 if a.side_by_side else a.threads
-    photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers)
+    photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers) + negative_photos(a.negatives)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.side_by_side:
         train_side_by_side(a, photos, rng)
@@ -549,14 +606,16 @@ def main() -> None:
     finder_file = dice_net.FINDER_FILE
     if a.only != "reader":
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
-        finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot)
+        finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
+                              dice_net.FINDER_FILE if a.from_models else None)
         save_checkpoint(finder, finder_checkpoint)
         finder_file = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
         mine_finder_finds(photos, finder_file)
     if a.only != "finder":
-        finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale), a)
+        finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
+                                   model_file=dice_net.READER_FILE if a.from_models else None), a)
 
 
 if __name__ == "__main__":

@@ -44,9 +44,9 @@ def _figures(name: str) -> dict:
 
 # The photos are from each set's held-out part (never trained on); tests/data/README.md lists them.
 @pytest.mark.parametrize(("name", "die_acc", "image_acc"), [
-    ("byler_d6", 0.93, 0.8),  # measured 94 of 94 dice, 20 of 20 photos (finder v3, reader v9)
-    ("matteop65_wood", 0.93, 0.75),  # measured 59 of 59 dice, 11 of 12 photos
-    ("aibox_pi_single", 0.75, None),  # measured 11 of 12 dice: slanted single dice
+    ("byler_d6", 0.93, 0.8),  # measured 94 of 94 dice, 20 of 20 photos (finder v3, reader v10)
+    ("matteop65_wood", 0.93, 0.75),  # measured 58 of 59 dice, 11 of 12 photos
+    ("aibox_pi_single", 0.75, None),  # measured 12 of 12 dice: slanted single dice
 ])
 def test_held_out_real_photos_are_read(name, die_acc, image_acc):
     figures = _figures(name)

@@ -172,3 +172,37 @@ def test_the_command_refuses_a_single_roll_and_a_photo_that_is_no_image(tmp_path
     assert unanswered.returncode == 2 and not output.exists()
     assert unanswered.stderr == "companion: calibration needs answers at the prompts (or an empty line for each " \
                                 "roll read right)\n"
+
+
+def test_the_command_learns_from_the_camera_through_the_profiles_tray_region(tmp_path):
+    """With a tray region in the profile, the camera's pictures are cut to the tray and flattened before
+    they are read, as the app reads them: the dice are listed where they lie in the tray, not in the picture."""
+    from calibration.profile import TraySettings
+    from calibration.tray import TrayLayout
+
+    frames, offset = tmp_path / "camera", (150, 90)
+    frames.mkdir()
+    for n, entry in enumerate(ENTRIES[:2]):
+        photo = cv2.imread(str(BYLER / entry["image"]))
+        picture = np.full((photo.shape[0] + 2 * offset[1], photo.shape[1] + 2 * offset[0], 3), 60, np.uint8)
+        picture[offset[1]:offset[1] + photo.shape[0], offset[0]:offset[0] + photo.shape[1]] = photo
+        cv2.imwrite(str(frames / f"roll{n}.png"), picture)
+    rows, cols = photo.shape[:2]
+    corners = ((offset[0], offset[1]), (offset[0] + cols, offset[1]), (offset[0] + cols, offset[1] + rows),
+               (offset[0], offset[1] + rows))
+    output = tmp_path / "profile.toml"
+    save_profile(Profile(tray=TraySettings("corners", TrayLayout(cols / 2, rows / 2, 20.0), corners, 2.0)), output)
+    result = calibrate("--learn-my-dice", "--camera", f"replay:{frames}", "--rolls", "2", "-o", str(output),
+                       answers="\n\n\n\n")
+    assert result.returncode == 0, result.stderr
+    rolls: list[list[tuple[float, float]]] = []
+    for line in result.stdout.splitlines():
+        if " dice read" in line:
+            rolls.append([])
+        elif " at (" in line:
+            rolls[-1].append(tuple(float(v) for v in line.split(" at (")[1].split(")")[0].split(", ")))
+    assert len(rolls) == 2 and load_profile(output).my_dice.rolls == 2
+    for listed, entry in zip(rolls, ENTRIES):
+        labelled = [(d["bbox"][0] + d["bbox"][2] / 2, d["bbox"][1] + d["bbox"][3] / 2) for d in entry["dice"]]
+        assert listed and all(any(abs(x - lx) < 10 and abs(y - ly) < 10 for lx, ly in labelled) for x, y in listed), \
+            (listed, labelled)

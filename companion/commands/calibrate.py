@@ -305,7 +305,9 @@ def _learn_my_dice(args, output: Path) -> int:
     count = len(photos) or args.rolls
     if count < MIN_ROLLS:
         raise UserError(f"learning your dice needs at least {MIN_ROLLS} rolls, not {count}")
-    images = (load_image(path) for path in photos) if photos else _camera_rolls(args, count, console)
+    # The camera's pictures as the app reads them: cut to the profile's tray region and flattened.
+    images = (load_image(path) for path in photos) if photos else \
+        (profile.tray.flatten(frame) for frame in _camera_rolls(args, count, console))
     rolls = []
     for number, image in enumerate(images, 1):
         reading = profile.read(image)

@@ -50,6 +50,12 @@ CHECKPOINTS = REPO / "training" / "checkpoints"  # default home of torch weights
 SYNTH_SEED_BASE = 900_000  # far from the seeds tests and benchmarks use
 NEGATIVE_SEED_BASE = 700_000  # pictures without dice (vision/synth_negatives.py); the benchmark's are seeds 0-29
 NEGATIVE_FIND_SHARE = 0.6  # reader samples on a picture without dice taken where the finder errs there
+OBLIQUE_SHARE = 0.25  # finder windows and reader crops seen as by a tilted camera: faces squashed along one direction
+OBLIQUE_TILT_DEG = (20.0, 60.0)  # that camera's tilt from straight down: a face shrinks to cos(tilt) across the tilt
+LOW_RES_SHARE = 0.15  # reader crops of a die made as if the die were only LOW_RES_SIDE px in the photo
+LOW_RES_SIDE = (9.0, 22.0)  # (a die far below a phone, read from the frame's detailed part scaled up)
+SLANTED_TRAYS = 0.5  # most share of a synthetic tray's scenes drawn by a slanted camera, side faces showing
+SYNTH_VERSION = 2  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
 
 @dataclass
@@ -129,10 +135,12 @@ def negative_photos(count: int) -> list[Photo]:
 
 
 def synthetic_tray(i: int) -> Photo:
-    """Training tray ``i``: 1-14 dice with its own share of touching dice, glare, coloured pips and marble."""
+    """Training tray ``i``: 1-14 dice with its own share of touching dice, glare, coloured pips, marble and a
+    slanted camera."""
     rng = np.random.default_rng(i)
     kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
-              "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5))}
+              "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
+              "slanted_view": float(rng.uniform(0, SLANTED_TRAYS))}
     size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
     image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
     return Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth")
@@ -141,7 +149,7 @@ def synthetic_tray(i: int) -> Photo:
 def synthetic_photos(count: int, cache_dir: Path, workers: int = 1) -> list[Photo]:
     """``count`` synthetic trays (hard cases mixed in), rendered by ``workers`` processes and cached in
     ``cache_dir`` between runs."""
-    cache = cache_dir / f"synth_{count}.pkl"
+    cache = cache_dir / f"synth_v{SYNTH_VERSION}_{count}.pkl"
     if cache.exists():
         with cache.open("rb") as fh:
             return [Photo(p.image, p.dice, p.source) for p in pickle.load(fh)]
@@ -254,6 +262,17 @@ def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def foreshortening(rng: np.random.Generator) -> np.ndarray | None:
+    """For OBLIQUE_SHARE of the draws, a 2x2 map squashing to cos(tilt) along a random direction, tilt drawn from
+    OBLIQUE_TILT_DEG: the table as a tilted camera sees it (the die's long extent, its side, is kept); else None."""
+    if rng.random() >= OBLIQUE_SHARE:
+        return None
+    theta = rng.uniform(0, math.pi)
+    across = np.array([math.cos(theta), math.sin(theta)])
+    factor = math.cos(math.radians(rng.uniform(*OBLIQUE_TILT_DEG)))
+    return np.eye(2) - (1 - factor) * np.outer(across, across)
+
+
 def finder_sample(rng: np.random.Generator, photo: Photo, out: int = 256):
     """A random square window of the photo at a random scale, with its targets on the 1/4 grid."""
     rows, cols = photo.image.shape[:2]
@@ -271,6 +290,9 @@ def finder_sample(rng: np.random.Generator, photo: Photo, out: int = 256):
     if rng.random() < 0.5:
         matrix[0] = -matrix[0]
         matrix[0, 2] += out
+    squash = foreshortening(rng)
+    if squash is not None:
+        matrix = dice_net.squashed(matrix, squash, (out / 2, out / 2))
     img = cv2.warpAffine(photo.image, matrix, (out, out), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REFLECT)
     img = colour_jitter(rng, img)
@@ -311,7 +333,7 @@ def finder_view_sample(rng: np.random.Generator, photo: Photo, view: tuple[float
     x, y, side, value = view
     side *= math.exp(rng.uniform(-0.08, 0.08))
     crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.03 * side), y + rng.normal(0, 0.03 * side)), side,
-                             rng.uniform(0, 360))
+                             rng.uniform(0, 360), squash=foreshortening(rng))
     return colour_jitter(rng, crop), value - 1
 
 
@@ -337,16 +359,27 @@ class DieHardness:
             self.loss[index] = keep * self.loss[index] + (1 - keep) * float(loss)
 
 
+def at_low_resolution(rng: np.random.Generator, crop: np.ndarray, side: float) -> np.ndarray:
+    """For LOW_RES_SHARE of the crops of a die of ``side`` px, the crop as a die of LOW_RES_SIDE px would give it:
+    the same view from fewer pixels, scaled up as the reader's crops are."""
+    small_side = rng.uniform(*LOW_RES_SIDE)
+    if rng.random() >= LOW_RES_SHARE or small_side >= side:
+        return crop
+    pixels = max(3, round(crop.shape[0] * small_side / side))
+    small = cv2.resize(crop, (pixels, pixels), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, crop.shape[1::-1], interpolation=cv2.INTER_LINEAR)
+
+
 def die_sample(rng: np.random.Generator, photo: Photo, die: tuple[float, float, float, int]):
     """A crop of a labelled die, slightly moved, scaled, turned and mirrored, with its value."""
     x, y, side, value = die
     shift, theta = rng.uniform(0, 0.12) * side, rng.uniform(0, 2 * math.pi)
     side *= math.exp(rng.uniform(-0.18, 0.18))
     crop = dice_net.crop_die(photo.image, (x + shift * math.cos(theta), y + shift * math.sin(theta)), side,
-                             rng.uniform(0, 360))
+                             rng.uniform(0, 360), squash=foreshortening(rng))
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
-    return colour_jitter(rng, crop), value - 1
+    return colour_jitter(rng, at_low_resolution(rng, crop, side)), value - 1
 
 
 def reader_sample(rng: np.random.Generator, photo: Photo):
@@ -360,7 +393,8 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
     if photo.hard_negatives and rng.random() < negative_share:
         x, y, side = photo.hard_negatives[rng.integers(len(photo.hard_negatives))]
         side *= math.exp(rng.uniform(-0.15, 0.15))
-        crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side, angle)
+        crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side,
+                                 angle, squash=foreshortening(rng))
         return colour_jitter(rng, crop), dice_net.NOT_A_DIE
     if photo.finder_views and rng.random() < FINDER_VIEW_SHARE:
         return finder_view_sample(rng, photo, photo.finder_views[rng.integers(len(photo.finder_views))])
@@ -384,10 +418,10 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
         if any(math.hypot(cx - d[0], cy - d[1]) < 0.6 * d[2] for d in photo.dice):
             return None
         label = dice_net.NOT_A_DIE
-    crop = dice_net.crop_die(photo.image, (cx, cy), side, angle)
+    crop = dice_net.crop_die(photo.image, (cx, cy), side, angle, squash=foreshortening(rng))
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
-    return colour_jitter(rng, crop), label
+    return colour_jitter(rng, at_low_resolution(rng, crop, side)), label
 
 
 def to_tensor(images: list[np.ndarray]) -> torch.Tensor:

@@ -54,10 +54,22 @@ def finder_input(image_bgr: np.ndarray, long_side: int = FINDER_SIZE) -> tuple[n
 
 
 def crop_die(image_bgr: np.ndarray, centre: tuple[float, float], side: float, angle_deg: float = 0.0,
-             margin: float = CROP_MARGIN, size: int = CROP_SIZE) -> np.ndarray:
-    """A ``size`` px square crop centred on ``centre`` covering ``side * margin`` px, optionally rotated."""
+             margin: float = CROP_MARGIN, size: int = CROP_SIZE, squash: np.ndarray | None = None) -> np.ndarray:
+    """A ``size`` px square crop centred on ``centre`` covering ``side * margin`` px, optionally rotated, and
+    optionally squashed by the 2x2 matrix ``squash`` about its centre (training's foreshortened faces)."""
     scale = size / max(side * margin, 1.0)
     matrix = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle_deg, scale)
     matrix[0, 2] += size / 2.0 - centre[0]
     matrix[1, 2] += size / 2.0 - centre[1]
+    if squash is not None:
+        matrix = squashed(matrix, squash, (size / 2.0, size / 2.0))
     return cv2.warpAffine(image_bgr, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def squashed(matrix: np.ndarray, squash: np.ndarray, centre: tuple[float, float]) -> np.ndarray:
+    """The 2x3 affine ``matrix`` followed by the 2x2 map ``squash`` about the output point ``centre``."""
+    c = np.asarray(centre, np.float64)
+    out = np.empty((2, 3), np.float64)
+    out[:, :2] = squash @ matrix[:, :2]
+    out[:, 2] = squash @ (matrix[:, 2] - c) + c
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -21,6 +21,7 @@ from vision import dice_net
 from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
+from vision.region import DEFAULT_REGION, RegionParams, detailed_region
 from vision.types import DieReading, Reading
 
 
@@ -50,6 +51,10 @@ class ReaderParams:
     # is flagged colour-unsure
     min_side: float = 0.0  # finds with a side (px) below min_side or above max_side are dropped: "learn my dice"
     max_side: float = math.inf  # knows the size of the player's dice in this camera's picture
+    zoom_min_frame: int = 2 * dice_net.FINDER_SIZE  # a frame with a long side of at least this many px ...
+    zoom_share: float = 0.5  # ... whose detail (vision/region.py) lies within this share of its long side is read in
+    # that part alone, so that dice far below the camera are not shrunk to a few pixels for the finder (0: never)
+    region: RegionParams = DEFAULT_REGION  # how that part is found
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -211,6 +216,17 @@ def _in_size(finds: list, params: ReaderParams) -> list:
     return [f for f in finds if params.min_side <= f[2] <= params.max_side]
 
 
+def _zoom_region(image: np.ndarray, params: ReaderParams) -> tuple[int, int, int, int] | None:
+    """The part of a big frame to read instead of the whole (see ``ReaderParams.zoom_share``), or None."""
+    long_side = max(image.shape[:2])
+    if params.zoom_share <= 0 or long_side < params.zoom_min_frame:
+        return None
+    region = detailed_region(image, params.region)
+    if region is None or max(region[2:]) > params.zoom_share * long_side:
+        return None
+    return region
+
+
 def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
                **overrides) -> Reading:
     """Every die in a BGR frame (any size, grey / 16-bit accepted) as a :class:`Reading`.
@@ -228,6 +244,11 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         raise UserError(f"views must be 1 to 4, not {params.views}")
     image = as_bgr8(image_bgr)
     palette = palette or default_palette()
+    region = _zoom_region(image, params)
+    if region is not None:
+        x, y, w, h = region
+        part = read_frame(image[y:y + h, x:x + w], palette=palette, params=replace(params, zoom_share=0.0))
+        return Reading(tuple(d.moved(x, y) for d in part.dice), (time.perf_counter() - start) * 1000.0)
     dice: list[DieReading] = []
     if min(image.shape[:2]) >= 16:
         finds, big = (_in_size(found, params) for found in _find(image, params))

@@ -51,6 +51,11 @@ class DieReading:
         return replace(self, center=(self.center[0] * factor, self.center[1] * factor),
                        bbox=(x * factor, y * factor, w * factor, h * factor))
 
+    def moved(self, dx: float, dy: float) -> DieReading:
+        """The same die with its position moved by (dx, dy) pixels (from a part of a frame to the frame)."""
+        x, y, w, h = self.bbox
+        return replace(self, center=(self.center[0] + dx, self.center[1] + dy), bbox=(x + dx, y + dy, w, h))
+
     def to_json(self) -> dict:
         return {
             "value": self.value,

@@ -53,6 +53,7 @@ def check_screen(ui: UiDriver, panel, state) -> None:
     view = state.board_view()
     assert panel.step_text == view["step"]
     assert str(len(view["compost"])) in panel.compost_text or not view["compost"]
+    assert panel.ids.boards.children[::-1] == panel.rows     # the rows in seat order, one each
     for player, row in zip(view["players"], panel.rows):
         assert row.name_label.text == player["player"] and fits(row.name_label), player["player"]
         assert row.count_label.text == str(player["dice_on_cards"])
@@ -266,7 +267,11 @@ def test_the_derby_table_at_four_players(ui):
             app.session.roll(state.random_roll(table))
             app._changed()
         else:
+            before = {row.player: row for row in panel.rows}
             assert app.play(state.placement_plan() or state.game.advise(state)[0].move)
+            for player, row in zip(app.state.board_view()["players"], panel.rows):
+                # a player the move left as they were keeps their row; a changed one gets a new row
+                assert (row is before[player["player"]]) == (player == before[player["player"]].view)
     check_screen(ui, panel, app.state)
     ui.screenshot("derby-4-activate")
     ui.tap(panel.advice.more)

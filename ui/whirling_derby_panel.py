@@ -209,13 +209,24 @@ class DerbyPanel(BoardPanel):
             self.ids.boards_view.scroll_to(row, padding=0, animate=False)
 
     def _show_boards(self, view: dict) -> None:
-        box = self.ids.boards
-        box.clear_widgets()
-        self.rows = []
-        for seat, player in enumerate(view["players"]):
+        """A row per player; a row whose part of the view has not changed is kept as it is (building a row's
+        cards and dice is the panel's slowest step, and a move changes one or two players)."""
+        box, players = self.ids.boards, view["players"]
+        if len(players) != len(self.rows):
+            box.clear_widgets()
+            self.rows = []
+        for seat, player in enumerate(players):
+            if seat < len(self.rows) and self.rows[seat].view == player:
+                continue
             row = PlayerRow(seat, player, self.card_tapped, self.die_on_card_tapped)
-            self.rows.append(row)
-            box.add_widget(row)
+            if seat < len(self.rows):
+                place = box.children.index(self.rows[seat])
+                box.remove_widget(self.rows[seat])
+                box.add_widget(row, index=place)
+                self.rows[seat] = row
+            else:
+                self.rows.append(row)
+                box.add_widget(row)
 
     def _show_hand(self, view: dict) -> None:
         stage, box = view["stage"], self.ids.hand

@@ -46,11 +46,16 @@ def confirmed(image: np.ndarray, labels: list[dict]) -> ConfirmedRoll:
     return confirmed_from_reading(image, reading, corrections)
 
 
+# Steeper than the robustness table's 50 degrees, which the reader has read unaided since it was taught tilted
+# views (finder v4, reader v11); at 60 it reads 40 of the 64 dice of photos 5-19 unaided, 59 with the slant learnt.
+SLANT_DEG = 60.0
+
+
 def slanted(index: int) -> tuple[np.ndarray, list[dict]]:
-    """Photo ``index`` of tests/data/byler_d6 as a camera tilted 50 degrees sees it, its labels moved along."""
+    """Photo ``index`` of tests/data/byler_d6 as a camera tilted SLANT_DEG sees it, its labels moved along."""
     entry = ENTRIES[index]
     image = cv2.imread(str(BYLER / entry["image"]))
-    warped, boxes = variants.oblique(image, [tuple(d["bbox"]) for d in entry["dice"]])
+    warped, boxes = variants.oblique(image, [tuple(d["bbox"]) for d in entry["dice"]], tilt_deg=SLANT_DEG)
     return warped, [{**d, "bbox": list(b)} for d, b in zip(entry["dice"], boxes)]
 
 

@@ -13,14 +13,19 @@ FRAME = (3000, 4000)  # rows, columns: a phone photo
 DICE = [(1, "white"), (2, "red"), (3, "blue"), (4, "green"), (5, "yellow"), (6, "black")]
 
 
+def _plain_frame(seed: int) -> np.ndarray:
+    """A plain grey 4000 x 3000 frame with a camera's sensor noise."""
+    noise = np.random.default_rng(seed).standard_normal((*FRAME, 3), dtype=np.float32)
+    return np.clip(150.0 + 3.0 * noise, 0, 255).astype(np.uint8)
+
+
 def _far_tray(seed: int, die_px: float = 26.0, at: tuple[int, int] = (2600, 700)):
     """Six dice of about ``die_px`` px on a small patch of felt at ``at`` (x, y) of a plain 4000 x 3000 frame, as a
     phone held high sees them; and the truth, in the frame's pixels."""
     scene, truth = synth.render_scene(DICE, seed=seed, size=(330, 240), die_size=(55.0, 60.0), background="green_felt")
     scale = die_px / float(np.median([t.side for t in truth]))
     small = cv2.resize(scene, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    rng = np.random.default_rng(seed)
-    frame = np.clip(rng.normal(150.0, 3.0, (*FRAME, 3)), 0, 255).astype(np.uint8)
+    frame = _plain_frame(seed)
     x0, y0 = at
     frame[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
     return frame, [(t.value, (t.center[0] * scale + x0, t.center[1] * scale + y0), t.side * scale) for t in truth]
@@ -36,7 +41,7 @@ def test_the_detailed_part_holds_every_die_and_little_else(seed):
 
 
 def test_a_plain_frame_has_no_detailed_part_and_no_dice():
-    frame = np.clip(np.random.default_rng(0).normal(150.0, 3.0, (*FRAME, 3)), 0, 255).astype(np.uint8)
+    frame = _plain_frame(0)
     assert detailed_region(frame) is None
     assert read_frame(frame).dice == ()
 

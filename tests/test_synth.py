@@ -215,3 +215,18 @@ def test_pips_are_drawn_round_engraved_or_square():
     assert centres["round"] < 60 and centres["square"] < 60 and centres["ring"] > 150
     with pytest.raises(UserError, match="unknown pip shape 'star'"):
         render_scene([1], seed=0, pip_shape="star")
+
+
+def test_a_steeply_slanted_camera_sees_the_top_face_foreshortened():
+    """Side faces 0.8 of a side deep mean a camera tilted asin(0.8): the top face keeps cos of it, 0.6 of its area
+    (measured 0.52: the squash blurs its rim)."""
+    def top_face_area(**slant) -> int:
+        img, (die,) = render_scene([(1, "white")], seed=4, die_size=(100, 100), background="dark_felt", **CLEAN, **slant)
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        x, y, w, h = (round(v) for v in die.bbox)
+        part = grey[y:y + h, x:x + w]
+        return int(np.count_nonzero(part > 0.9 * np.percentile(part, 99)))
+
+    straight = top_face_area()
+    slanted = top_face_area(slanted_view=1.0, slant=(0.8, 0.8))
+    assert 0.42 < slanted / straight < 0.7   # without the foreshortening: 0.88 (the bevel and side faces take some)

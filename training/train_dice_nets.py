@@ -55,7 +55,8 @@ OBLIQUE_TILT_DEG = (20.0, 60.0)  # that camera's tilt from straight down: a face
 LOW_RES_SHARE = 0.15  # reader crops of a die made as if the die were only LOW_RES_SIDE px in the photo
 LOW_RES_SIDE = (9.0, 22.0)  # (a die far below a phone, read from the frame's detailed part scaled up)
 SLANTED_TRAYS = 0.5  # most share of a synthetic tray's scenes drawn by a slanted camera, side faces showing
-SYNTH_VERSION = 2  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
+TRAY_SLANT = (0.12, 0.85)  # how deep their side faces show, share of a side (a camera tilted 7-58 degrees)
+SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
 
 @dataclass
@@ -140,7 +141,7 @@ def synthetic_tray(i: int) -> Photo:
     rng = np.random.default_rng(i)
     kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
               "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
-              "slanted_view": float(rng.uniform(0, SLANTED_TRAYS))}
+              "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT}
     size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
     image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
     return Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth")

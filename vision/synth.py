@@ -95,6 +95,7 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
 # seen by a camera set for indoor light: red / blue about 1.5 and 1 / 1.5.
 PIP_SHAPES = ("round", "ring", "square")
 """Pip shapes :func:`render_scene` draws; the reader's networks were trained on round pips only."""
+MIN_TOP_FACE_SHRINK = 0.3  # the most a slanted camera foreshortens a top face (a tilt of 73 degrees)
 
 LIGHTS: dict[str, tuple[float, float, float]] = {
     "neutral": (1.0, 1.0, 1.0),
@@ -334,8 +335,30 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     """Render one die into a small patch.
 
     Returns (x0, y0, colour float32 HxWx3, alpha float32 HxW, face polygon, outline polygon),
-    the polygons in frame pixels.
+    the polygons in frame pixels.  A camera that sees side faces ``d`` of a side deep looks at the tray
+    tilted by asin(d), so the top face shrinks to cos of that tilt along the slant: the die is drawn with
+    side faces 1/cos as deep and the patch squashed along the slant.
     """
+    depth = math.hypot(*die.lift) / die.side
+    if depth == 0.0:
+        return _draw_upright_die(rng, die, cfg)
+    shrink = math.sqrt(max(1.0 - depth ** 2, MIN_TOP_FACE_SHRINK ** 2))
+    x0, y0, colour, alpha, face_pts, outline_pts = _draw_upright_die(
+        rng, replace(die, lift=(die.lift[0] / shrink, die.lift[1] / shrink)), cfg)
+    direction = np.array(die.lift) / (depth * die.side)
+    squash = np.eye(2) + (shrink - 1.0) * np.outer(direction, direction)
+    centre = np.array([die.cx - x0, die.cy - y0])
+    matrix = np.hstack([squash, (centre - squash @ centre)[:, None]])
+    size = (alpha.shape[1], alpha.shape[0])
+    colour = cv2.warpAffine(colour, matrix, size, flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpAffine(alpha, matrix, size, flags=cv2.INTER_LINEAR)
+    at_die = np.array([die.cx, die.cy])
+    face_pts, outline_pts = (((pts - at_die) @ squash.T + at_die).astype(np.float32) for pts in (face_pts, outline_pts))
+    return x0, y0, colour, alpha, face_pts, outline_pts
+
+
+def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
+    """:func:`_draw_die` with the top face square, side faces (if any) just added beside it."""
     side = die.side
     pad = 3
     lx, ly = die.lift

@@ -21,6 +21,7 @@ import numpy as np
 
 from companion.engine import Die
 from companion.errors import UserError
+from vision.dice_net import squashed
 
 __all__ = [
     "BACKGROUNDS",
@@ -347,8 +348,7 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
         rng, replace(die, lift=(die.lift[0] / shrink, die.lift[1] / shrink)), cfg)
     direction = np.array(die.lift) / (depth * die.side)
     squash = np.eye(2) + (shrink - 1.0) * np.outer(direction, direction)
-    centre = np.array([die.cx - x0, die.cy - y0])
-    matrix = np.hstack([squash, (centre - squash @ centre)[:, None]])
+    matrix = squashed(np.eye(2, 3), squash, (die.cx - x0, die.cy - y0))
     size = (alpha.shape[1], alpha.shape[0])
     colour = cv2.warpAffine(colour, matrix, size, flags=cv2.INTER_LINEAR)
     alpha = cv2.warpAffine(alpha, matrix, size, flags=cv2.INTER_LINEAR)

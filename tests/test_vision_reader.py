@@ -165,7 +165,23 @@ def test_a_find_beside_its_die_is_read_again_from_moved_crops_and_takes_the_die_
     # the same find without the moved look stays as it was
     unmoved, unlooked = _second_look(image, finds, probs, replace(DEFAULT_PARAMS, shifted_look=0.0))
     assert unmoved == finds and np.array_equal(unlooked, probs)
-    assert _read_values(image, [off_centre], 2)[0, :6].max() < looked[0, :6].max()
+    assert _read_values(image, [off_centre], DEFAULT_PARAMS)[0, :6].max() < looked[0, :6].max()
+
+
+def test_a_crop_read_surely_at_first_look_is_not_turned_and_a_doubted_one_is():
+    from vision.reader import DEFAULT_PARAMS, _read_values
+
+    image, truth = synth.render_scene([(3, "white"), (5, "red")], seed=31, die_size=(50, 55))
+    finds = [(t.center[0], t.center[1], t.side, 0.9) for t in truth]
+    once = _read_values(image, finds, replace(DEFAULT_PARAMS, views=1))
+    turned = _read_values(image, finds, replace(DEFAULT_PARAMS, sure_at_first_look=1.0))
+    assert not np.allclose(once, turned)       # a quarter turn changes what the reader says
+    for row in range(2):
+        # the first look decides whether the turns are looked at; either way the value is the die's
+        expected = once[row] if once[row].max() >= DEFAULT_PARAMS.sure_at_first_look else turned[row]
+        assert np.allclose(_read_values(image, finds, DEFAULT_PARAMS)[row], expected)
+        assert int(np.argmax(turned[row, :6])) + 1 == truth[row].value
+    assert np.allclose(_read_values(image, finds, replace(DEFAULT_PARAMS, sure_at_first_look=0.0)), once)
 
 
 def test_reading_reports_centre_box_and_colour_of_each_die():

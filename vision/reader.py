@@ -42,7 +42,9 @@ class ReaderParams:
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # a find closer than this x side to a better-read one is that die again
-    views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4)
+    views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4) ...
+    sure_at_first_look: float = 0.95  # ... unless its first look gives one answer (a value or not-a-die) at least
+    # this probability: then that look alone is kept (1.0: every crop is turned)
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
     light: LightParams = DEFAULT_LIGHT  # the frame-wide light correction before colours are named (vision/light.py)
@@ -131,17 +133,27 @@ def _find(image: np.ndarray, params: ReaderParams):
     return finds, big
 
 
-def _read_values(image: np.ndarray, finds, views: int) -> np.ndarray:
-    """Reader probabilities (n, 7): values 1..6 then not-a-die, averaged over ``views`` quarter turns of each crop."""
+def _read_values(image: np.ndarray, finds, params: ReaderParams) -> np.ndarray:
+    """Reader probabilities (n, 7): values 1..6 then not-a-die; a crop the first look is not sure of is looked at
+    in ``params.views`` quarter turns, their answers averaged (see ``ReaderParams.sure_at_first_look``)."""
     crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
-    batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(views)])
+    probs = _reader_probabilities(crops)
+    unsure = np.nonzero(probs.max(axis=1) < params.sure_at_first_look)[0]
+    if params.views > 1 and len(unsure):
+        turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in range(1, params.views)])
+        more = _reader_probabilities(turned).reshape(params.views - 1, len(unsure), dice_net.N_CLASSES)
+        probs[unsure] = (probs[unsure] + more.sum(axis=0)) / params.views
+    return probs
+
+
+def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
+    """The reader's softmax probabilities (n, 7) for a stack of crops."""
     net = _net(dice_net.READER_FILE)
-    net.setInput(dice_net.normalise(batch))
-    logits = net.forward().reshape(len(batch), dice_net.N_CLASSES)
+    net.setInput(dice_net.normalise(crops))
+    logits = net.forward().reshape(len(crops), dice_net.N_CLASSES)
     logits = logits - logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
-    probs /= probs.sum(axis=1, keepdims=True)
-    return probs.reshape(views, len(finds), dice_net.N_CLASSES).mean(axis=0)
+    return probs / probs.sum(axis=1, keepdims=True)
 
 
 def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams):
@@ -160,7 +172,7 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
                         & (probs[:, dice_net.NOT_A_DIE] <= params.not_a_die_threshold))[0]
     for scale in params.second_look_scales if len(unsure) else ():
         rescaled = [(x, y, side * scale, score) for x, y, side, score in (finds[i] for i in unsure)]
-        for i, p in zip(unsure, _read_values(image, rescaled, params.views)):
+        for i, p in zip(unsure, _read_values(image, rescaled, params)):
             if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
                 probs[i] = p
     doubted = [i for i, (find, p) in enumerate(zip(finds, probs))
@@ -170,7 +182,7 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
     moved = [(x + dx * params.shifted_look * side, y + dy * params.shifted_look * side, side, score)
              for x, y, side, score in (finds[i] for i in doubted)
              for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-    readings = _read_values(image, moved, params.views)
+    readings = _read_values(image, moved, params)
     for n, i in enumerate(doubted):
         for find, p in zip(moved[4 * n: 4 * n + 4], readings[4 * n: 4 * n + 4]):
             if _sure_die(find, p, params) and p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
@@ -255,7 +267,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         candidates = big + finds
         read = []
         if candidates:
-            read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params.views), params)))
+            read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params), params)))
         big_dice = [(f, p) for f, p in read[: len(big)] if _sure_die(f, p, params)]
         kept = []
         for (cx, cy, side, score), p in big_dice + _dice_surest_first(read[len(big):], params):

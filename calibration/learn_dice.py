@@ -4,8 +4,9 @@ The player rolls their dice (about five times), the reader reads each roll and t
 or corrects every die (value and colour; a find that is no die is struck out, a missed die is
 added).  From those confirmed rolls :func:`learn_my_dice` learns
 
-- the **palette**: each confirmed colour's shades, measured the way the reader measures colour, if
-  it names each roll's colours better when learnt from the other rolls than the palette in use;
+- the **palette**: each confirmed colour's shades, measured the way the reader measures colour, if it names
+  each roll's colours better when learnt from the other rolls than the palette in use (a colour the rolls
+  never showed keeps the palette's own shades);
 - the **size** of the set's dice in this camera's picture: finds far smaller or larger are dropped
   (side faces, tokens, text);
 - the camera's **slant**: a camera looking at the tray from an angle squashes the faces; of
@@ -31,7 +32,7 @@ import numpy as np
 from calibration.palette import learn_palette
 from calibration.profile import MyDice, Profile
 from companion.errors import UserError
-from vision.colour import default_palette
+from vision.colour import Palette, default_palette
 from vision.reader import DEFAULT_PARAMS, as_bgr8, colour_features
 from vision.types import Reading
 
@@ -228,11 +229,15 @@ def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[li
     return per_roll
 
 
-def _palette_from(samples: list[tuple[str, np.ndarray]]):
+def _palette_from(samples: list[tuple[str, np.ndarray]], base: Palette) -> Palette:
+    """The palette learnt from ``samples`` for the colours they name, with ``base``'s own shades of every
+    other colour: a colour the lesson's rolls never showed keeps its name."""
     grouped: dict[str, list[np.ndarray]] = {}
     for name, features in samples:
         grouped.setdefault(name, []).append(features)
-    return learn_palette({name: np.array(points) for name, points in sorted(grouped.items())})
+    learnt = learn_palette({name: np.array(points) for name, points in sorted(grouped.items())})
+    unseen = tuple(colour for colour in base.colours if colour.name not in grouped)
+    return replace(learnt, colours=learnt.colours + unseen, max_distance=max(learnt.max_distance, base.max_distance))
 
 
 def _learn_palette(profile: Profile, rolls: Sequence[ConfirmedRoll]):
@@ -247,10 +252,10 @@ def _learn_palette(profile: Profile, rolls: Sequence[ConfirmedRoll]):
         others = [s for j, roll in enumerate(per_roll) if j != i for s in roll]
         if not samples or not others:
             continue
-        palette = _palette_from(others)
+        palette = _palette_from(others, profile.palette)
         learnt += sum(palette.classify(f)[0] == name for name, f in samples)
         kept += sum(profile.palette.classify(f)[0] == name for name, f in samples)
-    return _palette_from([s for roll in per_roll for s in roll]) if learnt > kept else profile.palette
+    return _palette_from([s for roll in per_roll for s in roll], profile.palette) if learnt > kept else profile.palette
 
 
 def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None) -> Profile:

@@ -122,6 +122,30 @@ def test_the_learnt_size_keeps_other_sizes_out():
     assert read_frame(image).dice and not Profile(my_dice=mine).read(image).dice
 
 
+def test_colours_the_lessons_never_showed_keep_their_names():
+    """Dim rolls of purple, red, blue and green dice teach the palette their shades; the black and white dice
+    of other rolls are still named (a palette of the lesson's colours alone named none of them)."""
+    def dimmed(index: int) -> tuple[np.ndarray, list[dict]]:
+        entry = ENTRIES[index]
+        return variants.dim(cv2.imread(str(BYLER / entry["image"])), [], brightness=0.45)[0], entry["dice"]
+
+    rolls = [confirmed(*dimmed(i)) for i in range(5)]
+    assert {d.colour for r in rolls for d in r.dice}.isdisjoint({"black", "white"})
+    learnt = learn_my_dice(rolls)
+    assert learnt.palette != default_palette()                      # the lesson's shades were learnt
+    named = unseen = 0
+    for i in range(5, 20):
+        image, labels = dimmed(i)
+        reading = learnt.read(image)
+        for lab in labels:
+            if lab["colour"] in ("black", "white"):
+                x, y, w, h = lab["bbox"]
+                found = [d for d in reading.dice if abs(d.center[0] - x - w / 2) < w / 2 and abs(d.center[1] - y - h / 2) < h / 2]
+                unseen += 1
+                named += bool(found) and found[0].colour == lab["colour"]
+    assert unseen >= 10 and named >= 0.9 * unseen
+
+
 def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
     rolls = [confirmed(cv2.imread(str(BYLER / e["image"])), e["dice"]) for e in ENTRIES[:2]]
     learnt = replace(learn_my_dice(rolls, Profile(name="kitchen")),

@@ -107,7 +107,7 @@ def parse_corrections(text: str, count: int) -> dict[int, tuple[int | None, str 
     UserError, in one line, for an item that cannot be meant."""
     corrections: dict[int, tuple[int | None, str | None] | None] = {}
     for item in (part.strip() for part in text.split(",")):
-        if not item:
+        if not item or item.startswith(ADD_MARK):    # a missed die: parse_added_dice
             continue
         number, sep, change = item.partition("=")
         if not sep or not number.strip().isdigit():
@@ -127,6 +127,41 @@ def parse_corrections(text: str, count: int) -> dict[int, tuple[int | None, str 
     return corrections
 
 
+ADD_MARK = "+"
+"""What starts a missed die the player adds by its place: ``+4 red at 310 220``."""
+ADDED_SIDE_SHARE = 0.1
+"""A die added by its place in a picture where no die was read is taken to be this share of the picture's
+short side across (a tray filling the picture holds dice about that big)."""
+
+
+def parse_added_dice(text: str, frame_shape: tuple[int, ...]) -> list[tuple[int, str | None, tuple[float, float]]]:
+    """The missed dice a player adds among their corrections (:func:`parse_corrections`), typed as
+    ``+VALUE [COLOUR] at X Y`` with X, Y the die's centre in the picture's pixels (as the read dice are
+    listed): [(value, colour or None, (x, y))]; UserError, in one line, for one that cannot be meant."""
+    rows, cols = frame_shape[:2]
+    added = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item.startswith(ADD_MARK):
+            continue
+        die, sep, place = item[len(ADD_MARK):].partition(" at ")
+        words, numbers = die.lower().split(), place.split()
+        if not sep or len(numbers) != 2 or not all(n.replace(".", "", 1).isdigit() for n in numbers):
+            raise UserError(f"{item!r}: add a missed die as +VALUE at X Y, e.g. +4 at 310 220 or +4 red at 310 220")
+        if not words or not words[0].isdigit() or not 1 <= int(words[0]) <= 6 or any(w.isdigit() for w in words[1:]):
+            raise UserError(f"{item!r}: a die's value is one number from 1 to 6")
+        x, y = (float(n) for n in numbers)
+        if not (0 <= x < cols and 0 <= y < rows):
+            raise UserError(f"{item!r}: the picture is {cols} x {rows} px")
+        added.append((int(words[0]), " ".join(words[1:]) or None, (x, y)))
+    return added
+
+
+def added_die_side(sides: Sequence[float], frame_shape: tuple[int, ...]) -> float:
+    """The side (px) of a die added by its place: the median of the ``sides`` of the dice read in the same
+    picture, or :data:`ADDED_SIDE_SHARE` of the picture's short side when none was read."""
+    return float(np.median(sides)) if len(sides) else ADDED_SIDE_SHARE * min(frame_shape[:2])
+
+
 class Lesson:
     """The rolls a player has confirmed so far while teaching the reader their dice in the app."""
 
@@ -136,7 +171,8 @@ class Lesson:
 
     def keep(self, frame: np.ndarray | None, dice: Sequence) -> int:
         """Keep the roll in ``frame`` with its read dice (``DieReading``s) as the player left them after
-        their corrections; dice added by hand have no place in the picture and are left out: how many.
+        their corrections, dice added where they lie included; dice added without a place (the "+" button)
+        cannot be learnt from and are left out: how many.
         UserError, and nothing kept, when there is nothing to keep or a die has no value."""
         if frame is None or not dice:
             raise UserError("read the dice first, then tap any die read wrong to correct it")

@@ -16,9 +16,11 @@ from slow_machine import TIME_SCALE
 from calibration.learn_dice import (
     ConfirmedDie,
     ConfirmedRoll,
+    added_die_side,
     confirmed_from_reading,
     forget_my_dice,
     learn_my_dice,
+    parse_added_dice,
     parse_corrections,
     score_reading,
 )
@@ -36,21 +38,26 @@ ENTRIES = json.loads((BYLER / "manifest.json").read_text())
 
 def confirmed(image: np.ndarray, labels: list[dict]) -> ConfirmedRoll:
     """``image`` read and confirmed as a player would from its labels: each find takes the value and colour
-    of the labelled die it lies on, a find on none is struck out."""
+    of the labelled die it lies on, a find on none is struck out, and a labelled die no find lies on is added
+    where it lies (the player taps it in the picture)."""
     reading = read_frame(image)
-    corrections = {}
+    corrections, found = {}, set()
     for i, die in enumerate(reading.dice):
-        near = [lab for lab in labels if abs(lab["bbox"][0] + lab["bbox"][2] / 2 - die.center[0]) < die.bbox[2] / 2
+        near = [n for n, lab in enumerate(labels)
+                if abs(lab["bbox"][0] + lab["bbox"][2] / 2 - die.center[0]) < die.bbox[2] / 2
                 and abs(lab["bbox"][1] + lab["bbox"][3] / 2 - die.center[1]) < die.bbox[2] / 2]
-        corrections[i] = (near[0]["value"], near[0]["colour"]) if near else None
-    return confirmed_from_reading(image, reading, corrections)
+        corrections[i] = (labels[near[0]]["value"], labels[near[0]]["colour"]) if near else None
+        found.update(near[:1])
+    side = added_die_side([d.bbox[2] for d in reading.dice], image.shape)
+    missed = [ConfirmedDie((x + w / 2, y + h / 2), side, lab["value"], lab["colour"])
+              for n, lab in enumerate(labels) if n not in found for x, y, w, h in [lab["bbox"]]]
+    return confirmed_from_reading(image, reading, corrections, missed)
 
 
-# A slant the reader still reads a few dice of wrongly: with finder v5 and reader v12 (taught deep slants) it reads
-# 58 of the 64 dice of photos 5-19 unaided, 61 with the slant learnt.  Steeper, it misses dice outright; a player
-# cannot confirm a die it never found, so the learnt slant's finds of them count as extra finds and it is not
-# chosen (at 60 degrees: 36 of 64 unaided, no slant learnt).
-SLANT_DEG = 52.0
+# A slant at which the reader (finder v5, reader v12) misses dice outright: it reads 36 of the 64 dice of photos
+# 5-19 unaided.  The player adds each missed die where it lies; without those, the learnt slant's finds of them
+# would count as extra finds and no slant would be learnt.
+SLANT_DEG = 60.0
 
 
 def slanted(index: int) -> tuple[np.ndarray, list[dict]]:
@@ -69,6 +76,15 @@ def test_corrections_are_typed_by_die_number():
                         ("2=4 5", "1 to 6")):
         with pytest.raises(UserError, match=says) as refused:
             parse_corrections(wrong, 3)
+        assert "\n" not in str(refused.value)
+    # a missed die is added by its place in the picture, beside the corrections
+    assert parse_added_dice("2=4, +3 at 310 220, +6 red at 5 6.5", (480, 640)) == [(3, None, (310.0, 220.0)),
+                                                                                 (6, "red", (5.0, 6.5))]
+    assert parse_corrections("2=4, +3 at 310 220", 3) == {1: (4, None)}
+    for wrong, says in (("+3 at 700 20", "640 x 480"), ("+7 at 3 3", "1 to 6"), ("+3 at 5", "VALUE at X Y"),
+                        ("+red at 3 3", "1 to 6")):
+        with pytest.raises(UserError, match=says) as refused:
+            parse_added_dice(wrong, (480, 640))
         assert "\n" not in str(refused.value)
 
 
@@ -94,14 +110,14 @@ def test_five_rolls_from_a_slanted_camera_teach_the_reader_to_undo_the_slant():
     assert mine.rolls == 5 and mine.dice == sum(len(r.dice) for r in rolls)
     assert mine.view_stretch > 1 and mine.view_angle_deg == 90      # the warp squashed the photos up-down
     before = after = None
-    for i in range(5, 10):                                            # rolls it never saw
+    for i in range(5, len(ENTRIES)):                                  # rolls it never saw
         image, labels = slanted(i)
         truth = ConfirmedRoll(image, tuple(ConfirmedDie((x + w / 2, y + h / 2), max(w, h), lab["value"], lab["colour"])
                                            for lab in labels for x, y, w, h in [lab["bbox"]]))
         once, twice = score_reading(read_frame(image), truth), score_reading(learnt.read(image), truth)
         before, after = (once, twice) if before is None else (before + once, after + twice)
-    assert after.right_values > before.right_values and after.extra <= before.extra
-    assert after.right_colours >= before.right_colours
+    assert after.right_values - before.right_values >= 0.25 * before.dice and after.missed < before.missed
+    assert after.extra <= before.extra and after.right_colours >= before.right_colours
 
 
 def test_dice_read_well_already_leave_the_reader_as_it_is():
@@ -177,12 +193,14 @@ def calibrate(*args: str, answers: str) -> subprocess.CompletedProcess:
 def test_the_command_learns_from_confirmed_photos_and_forgets_on_request(tmp_path):
     photos = [str(BYLER / e["image"]) for e in ENTRIES[:3]]
     output = tmp_path / "profile.toml"
-    # First answer typed wrong, asked again; then die 2 of the first roll struck out, the rest right.
-    result = calibrate("--learn-my-dice", *photos, "-o", str(output), answers="9=4\n2=x\n\n\n")
+    # Answers typed wrong are asked again; die 2 of the first roll struck out, a missed die added to the third.
+    result = calibrate("--learn-my-dice", *photos, "-o", str(output),
+                       answers="9=4\n2=x\n\n+3 at 99999 10\n+3 at 20 20\n")
     assert result.returncode == 0, result.stderr
     assert "there are dice 1 to 6 only" in result.stdout and "Roll 3 of 3" in result.stdout
+    assert "the picture is 640 x 640 px" in result.stdout
     mine = load_profile(output).my_dice
-    assert mine.rolls == 3 and mine.dice == 17
+    assert mine.rolls == 3 and mine.dice == 18
     assert "forget-my-dice" in result.stdout.splitlines()[-1]
     forgot = calibrate("--forget-my-dice", "-o", str(output), answers="")
     assert forgot.returncode == 0 and load_profile(output).my_dice is None

@@ -288,10 +288,13 @@ def _learn_my_dice(args, output: Path) -> int:
     from calibration.guided import TerminalConsole
     from calibration.learn_dice import (
         MIN_ROLLS,
+        ConfirmedDie,
+        added_die_side,
         confirmed_from_reading,
         forget_my_dice,
         learn_my_dice,
         leave_one_roll_out,
+        parse_added_dice,
         parse_corrections,
     )
     from calibration.profile import save_profile
@@ -316,9 +319,12 @@ def _learn_my_dice(args, output: Path) -> int:
             console.say(f"  {i}: {_die_words(die)}")
         ordered = replace(reading, dice=_reading_order(reading.dice))
         while True:
-            answer = console.ask("Enter if every die is right; else fix them, e.g. 2=4, 3=blue, 5=x (no die): ")
+            answer = console.ask("Enter if every die is right; else fix them, e.g. 2=4, 3=blue, 5=x (no die), "
+                                 "+4 at 310 220 (a missed die, its centre as x y): ")
             try:
-                rolls.append(confirmed_from_reading(image, ordered, parse_corrections(answer, len(ordered.dice))))
+                side = added_die_side([d.bbox[2] for d in ordered.dice], image.shape)
+                added = [ConfirmedDie(at, side, value, colour) for value, colour, at in parse_added_dice(answer, image.shape)]
+                rolls.append(confirmed_from_reading(image, ordered, parse_corrections(answer, len(ordered.dice)), added))
                 break
             except UserError as exc:
                 console.say(f"  {exc}")

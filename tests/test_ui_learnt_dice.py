@@ -2,6 +2,7 @@
 # ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
 from __future__ import annotations
 
+import numpy as np
 from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
 
 from calibration.learn_dice import forget_my_dice
@@ -35,7 +36,8 @@ def test_the_app_reads_with_the_learnt_dice_of_its_profile(ui):
 
 
 def test_learn_my_dice_by_touch_then_forget_them(ui):
-    """Settings -> Learn my dice: two simulated rolls read, one die corrected by a tap, each roll kept, learnt
+    """Settings -> Learn my dice: two simulated rolls read, one die corrected by a tap and a missed one added by a
+    tap where it lies, each roll kept, learnt
     in the reader process into the profile; the settings say so, and Forget takes it out again."""
     app = ui.launch(camera="sim", seed=5)
     app.show("settings")
@@ -58,9 +60,26 @@ def test_learn_my_dice_by_touch_then_forget_them(ui):
             ui.tap(ui.button(str(corrected), root=learn.die_popup))
             ui.wait(lambda: learn.die_popup.parent is None, what="the die popup to close")
             ui.screenshot("learn-my-dice")
+        else:                               # a die the reader missed, tapped where it lies in the picture
+            view = learn.ids.view
+            width, height = view.frame_size
+            grid = [(width * x / 10, height * y / 10) for x in range(2, 9) for y in range(3, 8)]
+            place = max(grid, key=lambda p: min(np.hypot(p[0] - d.center[0], p[1] - d.center[1]) for d in app.reading))
+            assert view.die_at(*view.frame_to_widget(*place)) is None
+            read = len(app.reading)
+            ui.tap_at(*view.frame_to_widget(*place))
+            assert learn.die_popup.title.startswith("Add the die you tapped")
+            ui.tap(ui.button("3", root=learn.die_popup))
+            added = app.reading[-1]
+            assert len(app.reading) == read + 1 and added.value == 3
+            assert np.allclose(added.center, place, atol=1.0) and len(view.dice) == read + 1   # outlined there
+            sides = [d.bbox[2] for d in app.reading[:-1]]
+            assert min(sides) <= added.bbox[2] <= max(sides)          # as big as the dice read beside it
+            ui.screenshot("learn-my-dice-missed-die-added")
         ui.tap(learn.ids.keep_button)
         assert app.lesson_text.startswith(f"Roll {roll + 1} kept") and not app.reading
     assert app.lesson.rolls[0].dice[0].value == corrected
+    assert app.lesson.rolls[1].dice[-1].center == added.center and app.lesson.rolls[1].dice[-1].value == 3
     ui.tap(learn.ids.learn_button)
     ui.wait(lambda: not app.learning, timeout=180, what="the dice to be learnt")
     assert app.lesson is None and app.root.current == "settings", app.notice

@@ -428,9 +428,21 @@ class CompanionApp(App):
         dice[index] = dice[index].confirmed(**changes)
         self.reading = dice
 
-    def add_die(self, value: int, colour: str | None) -> None:
-        """A die the reader missed, entered by hand (no outline in the picture)."""
-        self.reading = [*self.reading, DieReading(Die(value).value, colour, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0), 1.0)]
+    def add_die(self, value: int, colour: str | None, at: tuple[float, float] | None = None) -> None:
+        """A die the reader missed, entered by hand: outlined where it lies in the picture when the player
+        tapped its place ``at`` (frame pixels; as big as the dice read beside it), else without a place."""
+        from calibration.learn_dice import added_die_side
+
+        value = Die(value).value
+        box = (0.0, 0.0, 0.0, 0.0)
+        if at is not None:
+            _, frame = (0, self.reading_frame) if self.reading_frame is not None else \
+                self.grabber.latest() if self.grabber else (0, None)
+            if frame is None:
+                raise UserError("no camera picture yet: add the die with + instead")
+            side = added_die_side([d.bbox[2] for d in self.reading if d.bbox[2] > 0], frame.shape)
+            box = (at[0] - side / 2, at[1] - side / 2, side, side)
+        self.reading = [*self.reading, DieReading(value, colour, at or (0.0, 0.0), box, 1.0)]
 
     def remove_die(self, index: int) -> None:
         """Drop something the reader took for a die."""
@@ -495,7 +507,8 @@ class CompanionApp(App):
             self.lesson_text = ""
             return
         step = (f"Roll {len(lesson.rolls) + 1} of {lesson.wanted}: roll your dice, let them rest, then correct any die "
-                "read wrong (tap it) and keep the roll.") if not lesson.done else "Every roll is kept: learn now."
+                "read wrong (tap it), tap any die missed where it lies, and keep the roll.") if not lesson.done \
+            else "Every roll is kept: learn now."
         self.lesson_text = f"{kept}{step}"
 
     def keep_lesson_roll(self) -> bool:
@@ -508,7 +521,7 @@ class CompanionApp(App):
             return False
         kept = f"Roll {len(self.lesson.rolls)} kept"
         if left_out[0]:
-            kept += f" ({left_out[0]} added by hand not learnt: the camera did not see them)"
+            kept += f" ({left_out[0]} added with + not learnt: tap where a missed die lies to add it)"
         self.reading, self.reading_frame = [], None
         self._await_motion = True
         self._say_lesson(kept + ". ")

@@ -1,5 +1,6 @@
 """The read dice as big chips under the picture: a tap on one corrects it (its value, its colour, or "not a
-die"), a "+" adds a die the reader missed, a die the reader doubts is confirmed with one tap.  Shared by the
+die"), a "+" (or a tap where it lies in the picture) adds a die the reader missed, a die the reader doubts is
+confirmed with one tap.  Shared by the
 play screen and the learn-my-dice screen; the screen's kv gives it ``ids.chips``."""
 from __future__ import annotations
 
@@ -22,8 +23,13 @@ class DiceChips:
     die_popup = None
     """The die editor, while it is open."""
 
-    def edit_die(self, index: int | None) -> None:
-        """A popup to set a die's colour and value (``index`` None: add a die the reader missed).
+    def add_die_at(self, x: float, y: float) -> None:
+        """The die editor for a missed die the player tapped in the picture at (x, y), frame pixels."""
+        self.edit_die(None, at=(x, y))
+
+    def edit_die(self, index: int | None, at: tuple[float, float] | None = None) -> None:
+        """A popup to set a die's colour and value (``index`` None: add a die the reader missed, lying ``at``
+        that place in the picture if given).
 
         Tap a colour, then the value: the value commits the change.  Dice whose colours do not count
         (``app.die_colours()`` names none) show the values only."""
@@ -33,7 +39,8 @@ class DiceChips:
         content = BoxLayout(orientation="vertical", spacing=dp(8))
         step = "tap colour, then value" if colours else "tap its value"
         read_as = f"{die.value or '?'} {die.colour or ''}".strip() if die else ""
-        title = f"Die {index + 1}: read as {read_as}: {step}" if die else f"Add a die: {step}"
+        title = (f"Die {index + 1}: read as {read_as}: {step}" if die else
+                 f"Add the die you tapped: {step}" if at else f"Add a die: {step}")
         popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86),
                       _anim_duration=0)
         swatches = GridLayout(rows=1, spacing=dp(6), size_hint_y=None, height=dp(60) if colours else 0)
@@ -49,7 +56,7 @@ class DiceChips:
         values = GridLayout(cols=6, spacing=dp(6))
         for value in range(1, 7):
             button = Button(text=str(value), font_size="34sp", bold=True)
-            button.bind(on_release=lambda _b, v=value: self._commit_die(popup, index, v, chosen["colour"]))
+            button.bind(on_release=lambda _b, v=value: self._commit_die(popup, index, v, chosen["colour"], at))
             values.add_widget(button)
         content.add_widget(values)
         actions = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
@@ -80,10 +87,10 @@ class DiceChips:
         button.bold = button.state == "down"
         button.color = (0, 0, 0, 1) if sum(rgba[:3]) > 1.5 and button.state == "down" else (1, 1, 1, 1)
 
-    def _commit_die(self, popup, index: int | None, value: int, colour: str) -> None:
+    def _commit_die(self, popup, index: int | None, value: int, colour: str, at: tuple[float, float] | None) -> None:
         app = App.get_running_app()
         if index is None:
-            app.attempt(lambda: app.add_die(value, colour))
+            app.attempt(lambda: app.add_die(value, colour, at))
         else:
             if app.attempt(lambda: app.correct_die(index, value=value, colour=colour)):
                 app.notice = app.check_words()

@@ -39,7 +39,8 @@ class DiceView(Widget):
     """The live camera picture with each read die outlined and labelled.
 
     ``dice`` holds :class:`vision.types.DieReading` objects in frame pixels; tapping
-    inside a die's outline dispatches ``on_die_tap(index)``.
+    inside a die's outline dispatches ``on_die_tap(index)``, tapping elsewhere on the picture
+    ``on_picture_tap(x, y)`` with the place in frame pixels (where a missed die lies).
     """
 
     dice = ListProperty([])
@@ -47,7 +48,7 @@ class DiceView(Widget):
     frame_size = ListProperty([640, 480])
     texture = ObjectProperty(None, allownone=True)
 
-    __events__ = ("on_die_tap",)
+    __events__ = ("on_die_tap", "on_picture_tap")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -86,6 +87,12 @@ class DiceView(Widget):
     def frame_to_widget(self, x: float, y: float) -> tuple[float, float]:
         scale, left, bottom = self._fit()
         return left + x * scale, bottom + (self.frame_size[1] - y) * scale
+
+    def widget_to_frame(self, x: float, y: float) -> tuple[float, float] | None:
+        """The frame pixel under a window point, or None when the point is beside the picture."""
+        scale, left, bottom = self._fit()
+        fx, fy = (x - left) / scale, self.frame_size[1] - (y - bottom) / scale
+        return (fx, fy) if 0 <= fx < self.frame_size[0] and 0 <= fy < self.frame_size[1] else None
 
     def die_rect(self, index: int) -> tuple[float, float, float, float]:
         """A die's outline in window pixels: x, y (bottom-left), width, height."""
@@ -136,9 +143,16 @@ class DiceView(Widget):
             if index is not None:
                 self.dispatch("on_die_tap", index)
                 return True
+            place = self.widget_to_frame(*touch.pos)
+            if place is not None and self.texture is not None:
+                self.dispatch("on_picture_tap", *place)
+                return True
         return super().on_touch_down(touch)
 
     def on_die_tap(self, index: int) -> None:
+        pass
+
+    def on_picture_tap(self, x: float, y: float) -> None:
         pass
 
 

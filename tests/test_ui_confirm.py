@@ -1,8 +1,10 @@
 """A die the reader doubts is marked "?" on its chip and is not used until the player confirms it with
-one tap; a tap on the confirmed die opens the editor as for any other die."""
+one tap; a tap on the confirmed die opens the editor as for any other die; a die the reader missed is
+added by a tap where it lies."""
 # ruff: noqa: F811  (pytest fixtures imported from the harness and taken as arguments)
 from __future__ import annotations
 
+from test_ui_game import set_die_in_popup
 from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
 
 from vision.types import DieReading, Reading
@@ -61,3 +63,28 @@ def test_a_doubted_colour_is_not_asked_about_when_the_game_ignores_colours(ui):
     events = len(app.session.history())
     assert app.accept_reading()
     assert len(app.session.history()) == events + 1
+
+
+def test_a_die_the_reader_missed_is_added_by_a_tap_where_it_lies_while_dice_are_awaited(ui):
+    app = ui.launch(camera="sim", seed=4)
+    app.start_game("dairyman", ["Ann", "Bob"], {})
+    play = app.screen("play")
+    view = play.ids.view
+    ui.wait(lambda: view.frames_shown > 0, what="the camera picture")
+    read_dice(app, {})
+    missed = app.reading[-1]                                        # the yellow 4: as if the reader had not seen it
+    app.reading = app.reading[:-1]
+    ui.pump(2)
+    ui.tap_at(*view.to_window(*view.frame_to_widget(*missed.center)))
+    assert play.die_popup.title.startswith("Add the die you tapped")
+    set_die_in_popup(ui, play.die_popup, "yellow", 4)
+    added = app.reading[-1]
+    assert (added.value, added.colour) == (4, "yellow") and len(view.dice) == len(ROLL)
+    assert abs(added.center[0] - missed.center[0]) < 2 and abs(added.center[1] - missed.center[1]) < 2
+    assert added.bbox[2] == 70.0                                    # as big as the dice read beside it
+    ui.tap(play.ids.accept_button)
+    assert sorted((d["value"], d["colour"]) for d in app.session.history()[-1]["dice"]) == sorted(ROLL)
+    # Now the game waits for a choice, not for dice: a tap on the picture adds nothing.
+    assert app.state.dice_to_roll() is None
+    ui.tap_at(*view.to_window(*view.frame_to_widget(*missed.center)))
+    assert play.die_popup.parent is None and app.reading == []

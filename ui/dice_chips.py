@@ -23,9 +23,14 @@ class DiceChips:
     die_popup = None
     """The die editor, while it is open."""
 
+    def takes_dice(self) -> bool:
+        """Whether the screen waits for dice now (a tap on the picture adds one only then)."""
+        return True
+
     def add_die_at(self, x: float, y: float) -> None:
         """The die editor for a missed die the player tapped in the picture at (x, y), frame pixels."""
-        self.edit_die(None, at=(x, y))
+        if self.takes_dice():
+            self.edit_die(None, at=(x, y))
 
     def edit_die(self, index: int | None, at: tuple[float, float] | None = None) -> None:
         """A popup to set a die's colour and value (``index`` None: add a die the reader missed, lying ``at``

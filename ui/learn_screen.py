@@ -18,6 +18,10 @@ class LearnScreen(DiceChips, Screen):
         app.bind(reading=self._reading_changed, reading_busy=self._reading_changed, lesson=self._reading_changed,
                  learning=self._reading_changed)
 
+    def takes_dice(self) -> bool:
+        app = App.get_running_app()
+        return app.lesson is not None and not app.learning
+
     def on_pre_enter(self, *_args) -> None:
         self._reading_changed()
 

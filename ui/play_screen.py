@@ -212,10 +212,14 @@ class PlayScreen(DiceChips, Screen):
             label.bind(size=lambda w, s: setattr(w, "text_size", s))
             box.add_widget(label)
 
+    def takes_dice(self) -> bool:
+        app = App.get_running_app()
+        return app.state is not None and app.state.dice_to_roll() is not None
+
     def _reading_changed(self, *_args) -> None:
         app = App.get_running_app()
         self.ids.view.dice = [d for d in app.reading if d.bbox[2] > 0]
-        waiting_roll = app.state is not None and app.state.dice_to_roll() is not None
+        waiting_roll = self.takes_dice()
         self._show_chips(app.reading if waiting_roll else [])
         self.ids.chips_row.height = dp(48) if waiting_roll else 0
         self.ids.chips_row.opacity = 1 if waiting_roll else 0

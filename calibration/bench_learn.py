@@ -23,7 +23,16 @@ from vision.reader import read_frame
 
 ROLLS = 5
 """Rolls a player confirms to teach the reader their dice."""
-CONDITIONS = ("untouched", "50° oblique", "40 % brightness", "tungsten light")
+STEEP = "60° oblique"
+"""A camera tilted further than the robustness table's: the reader misses dice outright, which the player adds."""
+CONDITIONS = ("untouched", "50° oblique", STEEP, "40 % brightness", "tungsten light")
+
+
+def _variant(condition: str, die_side: float):
+    """The picture change for ``condition``: a robustness row of :mod:`vision.variants`, or :data:`STEEP`."""
+    if condition == STEEP:
+        return lambda image, boxes, rng: variants.oblique(image, boxes, rng, tilt_deg=60.0)
+    return variants.variants(die_side)[condition]
 
 
 def confirmed_rolls(name: str, condition: str, count: int, seed: int = 0) -> list[ConfirmedRoll]:
@@ -37,7 +46,7 @@ def confirmed_rolls(name: str, condition: str, count: int, seed: int = 0) -> lis
         untouched = read_frame(image)
         side = float(np.median([d.bbox[2] for d in untouched.dice])) if untouched.dice else min(image.shape[:2]) / 8
         if condition != "untouched":
-            image, boxes = variants.variants(side)[condition](image, boxes, rng)
+            image, boxes = _variant(condition, side)(image, boxes, rng)
         reading = read_frame(image)
         labels = [{**d, "bbox": None if b is None else list(b)} for d, b in zip(entry["dice"], boxes)]
         pairs = dict(match(labels, [d.to_json() for d in reading.dice]))

@@ -6,15 +6,16 @@ added).  From those confirmed rolls :func:`learn_my_dice` learns
 
 - the **palette**: each confirmed colour's shades, measured the way the reader measures colour, if it names
   each roll's colours better when learnt from the other rolls than the palette in use (a colour the rolls
-  never showed keeps the palette's own shades);
+  never showed keeps the palette's shades, moved as the confirmed colours moved from theirs);
 - the **size** of the set's dice in this camera's picture: finds far smaller or larger are dropped
   (side faces, tokens, text);
 - the camera's **slant**: a camera looking at the tray from an angle squashes the faces; of
   :data:`VIEWS`, the stretch that reads the confirmed rolls best undoes it (:mod:`vision.view`);
 - the **finder's thresholds**: the pair of :data:`FIND_SETTINGS` that reads the confirmed rolls best.
 
-A slant or thresholds other than the reader's own are kept only when they read :data:`MIN_GAIN` more
-of the confirmed dice right.
+A slant, thresholds or palette other than the reader's own are kept only when they read :data:`MIN_GAIN`
+more of the confirmed dice right (the palette: name more of their colours right, each roll judged by what
+the others taught).
 
 It is kept in the profile (:class:`calibration.profile.MyDice` and the palette) and undone by
 :func:`forget_my_dice`.  :func:`leave_one_roll_out` measures the gain on rolls the learning did
@@ -49,8 +50,8 @@ VIEWS: tuple[tuple[float, float], ...] = ((0.0, 1.0),) + tuple(
 SIZE_MARGIN = (0.7, 1.4)
 #: A find counts as a confirmed die when its centre lies within this share of the die's side.
 MATCH_SHARE = 0.5
-#: A slant or threshold other than the reader's own is taken only when it reads this share more of the
-#: confirmed dice right (a gain of one die in a few rolls may be luck that does not carry to the next roll).
+#: A slant, threshold or palette other than the reader's own is taken only when it reads this share more of
+#: the confirmed dice right (a gain of one die in a few rolls may be luck that does not carry to the next roll).
 MIN_GAIN = 0.04
 MIN_ROLLS = 2
 """Fewer confirmed rolls than this are refused: one roll cannot be checked against another."""
@@ -266,20 +267,34 @@ def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[li
 
 
 def _palette_from(samples: list[tuple[str, np.ndarray]], base: Palette) -> Palette:
-    """The palette learnt from ``samples`` for the colours they name, with ``base``'s own shades of every
-    other colour: a colour the lesson's rolls never showed keeps its name."""
+    """The palette learnt from ``samples`` for the colours they name, with ``base``'s shades of every other
+    colour moved as the confirmed colours moved from ``base``'s (the light and camera the rolls were seen in,
+    :func:`_shift_from`): a colour the lesson's rolls never showed keeps its name."""
     grouped: dict[str, list[np.ndarray]] = {}
     for name, features in samples:
-        grouped.setdefault(name, []).append(features)
+        grouped.setdefault(name, []).append(np.asarray(features, np.float64)[:3])
     learnt = learn_palette({name: np.array(points) for name, points in sorted(grouped.items())})
-    unseen = tuple(colour for colour in base.colours if colour.name not in grouped)
+    shift = _shift_from(grouped, base)
+    unseen = tuple(replace(colour, centre_lab=tuple(round(float(v), 3) for v in np.asarray(colour.centre_lab) + shift))
+                   for colour in base.colours if colour.name not in grouped)
     return replace(learnt, colours=learnt.colours + unseen, max_distance=max(learnt.max_distance, base.max_distance))
+
+
+def _shift_from(grouped: dict[str, list[np.ndarray]], base: Palette) -> np.ndarray:
+    """The median Lab difference between each confirmed die's colour and the nearest ``base`` shade of its
+    name (zero when ``base`` has none of the confirmed names)."""
+    offsets = []
+    for name, points in grouped.items():
+        shades = [np.asarray(colour.centre_lab, np.float64) for colour in base.colours if colour.name == name]
+        offsets += [point - min(shades, key=lambda shade: float(np.linalg.norm(point - shade)))
+                    for point in points if shades]
+    return np.median(offsets, axis=0) if offsets else np.zeros(3)
 
 
 def _learn_palette(profile: Profile, rolls: Sequence[ConfirmedRoll]):
     """The palette of the confirmed colours, measured as the reader measures colour, if it names the
-    colours of each roll better when learnt from the other rolls than the profile's palette does;
-    else the profile's own palette."""
+    colours of each roll, learnt from the other rolls, :data:`MIN_GAIN` of the dice better than the profile's
+    palette does (at least one die); else the profile's own palette."""
     per_roll = _colour_samples(profile, rolls)
     if sum(bool(samples) for samples in per_roll) < MIN_ROLLS:
         return profile.palette
@@ -291,7 +306,9 @@ def _learn_palette(profile: Profile, rolls: Sequence[ConfirmedRoll]):
         palette = _palette_from(others, profile.palette)
         learnt += sum(palette.classify(f)[0] == name for name, f in samples)
         kept += sum(profile.palette.classify(f)[0] == name for name, f in samples)
-    return _palette_from([s for roll in per_roll for s in roll], profile.palette) if learnt > kept else profile.palette
+    needed = max(1, math.ceil(MIN_GAIN * sum(len(samples) for samples in per_roll)))
+    return _palette_from([s for roll in per_roll for s in roll], profile.palette) if learnt - kept >= needed \
+        else profile.palette
 
 
 def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None) -> Profile:

@@ -121,12 +121,14 @@ def test_five_rolls_from_a_slanted_camera_teach_the_reader_to_undo_the_slant():
 
 
 def test_dice_read_well_already_leave_the_reader_as_it_is():
-    """Learning keeps the reader's own slant and thresholds unless another setting is clearly better."""
+    """Learning keeps the reader's own slant, thresholds and palette unless another is clearly better."""
     rolls = []
     for entry in ENTRIES[:4]:
         rolls.append(confirmed(cv2.imread(str(BYLER / entry["image"])), entry["dice"]))
-    mine = learn_my_dice(rolls).my_dice
+    learnt = learn_my_dice(rolls)
+    mine = learnt.my_dice
     assert (mine.view_stretch, mine.find_threshold, mine.not_a_die_threshold) == (1.0, 0.3, 0.5)
+    assert learnt.palette == default_palette()
     sides = [d.side for r in rolls for d in r.dice]
     assert mine.min_side_px < min(sides) and mine.max_side_px > max(sides)
 
@@ -138,28 +140,35 @@ def test_the_learnt_size_keeps_other_sizes_out():
     assert read_frame(image).dice and not Profile(my_dice=mine).read(image).dice
 
 
-def test_colours_the_lessons_never_showed_keep_their_names():
-    """Dim rolls of purple, red, blue and green dice teach the palette their shades; the black and white dice
-    of other rolls are still named (a palette of the lesson's colours alone named none of them)."""
-    def dimmed(index: int) -> tuple[np.ndarray, list[dict]]:
+def test_a_palette_learnt_under_a_strong_cast_names_other_rolls_better_unseen_colours_included():
+    """Rolls of purple, red, blue and green dice under a lamp too warm for the light step teach the palette
+    their shades; the black and white dice no roll showed are moved along with them, so other rolls' colours,
+    theirs included, are named better than by the palette as shipped (a palette of the lesson's colours alone
+    named no black or white die; their shades left where they were named the other rolls worse)."""
+    def warm(index: int) -> tuple[np.ndarray, list[dict]]:
         entry = ENTRIES[index]
-        return variants.dim(cv2.imread(str(BYLER / entry["image"])), [], brightness=0.45)[0], entry["dice"]
+        return variants.tungsten(cv2.imread(str(BYLER / entry["image"])), [], gains=(0.4, 0.7, 1.2))[0], entry["dice"]
 
-    rolls = [confirmed(*dimmed(i)) for i in range(5)]
+    def named(read) -> tuple[int, int]:
+        """Dice of photos 5-19 named right by ``read``: all of them, and the black and white ones."""
+        right = unseen = 0
+        for i in range(5, len(ENTRIES)):
+            image, labels = warm(i)
+            reading = read(image)
+            for lab in labels:
+                x, y, w, h = lab["bbox"]
+                found = [d for d in reading.dice if abs(d.center[0] - x - w / 2) < w / 2 and abs(d.center[1] - y - h / 2) < h / 2]
+                hit = bool(found) and found[0].colour == lab["colour"]
+                right += hit
+                unseen += hit and lab["colour"] in ("black", "white")
+        return right, unseen
+
+    rolls = [confirmed(*warm(i)) for i in range(5)]
     assert {d.colour for r in rolls for d in r.dice}.isdisjoint({"black", "white"})
     learnt = learn_my_dice(rolls)
     assert learnt.palette != default_palette()                      # the lesson's shades were learnt
-    named = unseen = 0
-    for i in range(5, 20):
-        image, labels = dimmed(i)
-        reading = learnt.read(image)
-        for lab in labels:
-            if lab["colour"] in ("black", "white"):
-                x, y, w, h = lab["bbox"]
-                found = [d for d in reading.dice if abs(d.center[0] - x - w / 2) < w / 2 and abs(d.center[1] - y - h / 2) < h / 2]
-                unseen += 1
-                named += bool(found) and found[0].colour == lab["colour"]
-    assert unseen >= 10 and named >= 0.9 * unseen
+    (before, before_unseen), (after, after_unseen) = named(read_frame), named(learnt.read)
+    assert after > before and after_unseen > before_unseen
 
 
 def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):

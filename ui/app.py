@@ -436,8 +436,9 @@ class CompanionApp(App):
         value = Die(value).value
         box = (0.0, 0.0, 0.0, 0.0)
         if at is not None:
-            _, frame = (0, self.reading_frame) if self.reading_frame is not None else \
-                self.grabber.latest() if self.grabber else (0, None)
+            frame = self.reading_frame
+            if frame is None and self.grabber:
+                frame = self.grabber.latest()[1]
             if frame is None:
                 raise UserError("no camera picture yet: add the die with + instead")
             side = added_die_side([d.bbox[2] for d in self.reading if d.bbox[2] > 0], frame.shape)

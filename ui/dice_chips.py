@@ -1,7 +1,7 @@
 """The read dice as big chips under the picture: a tap on one corrects it (its value, its colour, or "not a
 die"), a "+" (or a tap where it lies in the picture) adds a die the reader missed, a die the reader doubts is
-confirmed with one tap.  Shared by the
-play screen and the learn-my-dice screen; the screen's kv gives it ``ids.chips``."""
+confirmed with one tap.  Shared by the play screen and the learn-my-dice screen; the screen's kv gives it
+``ids.chips``."""
 from __future__ import annotations
 
 from kivy.app import App

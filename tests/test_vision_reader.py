@@ -168,6 +168,23 @@ def test_a_find_beside_its_die_is_read_again_from_moved_crops_and_takes_the_die_
     assert _read_values(image, [off_centre], DEFAULT_PARAMS)[0, :6].max() < looked[0, :6].max()
 
 
+def test_a_die_read_unsure_of_its_value_takes_a_sure_reading_from_moved_crops_and_keeps_its_place():
+    from vision.reader import DEFAULT_PARAMS, _second_look
+
+    image, truth = synth.render_scene([(2, "white")], seed=29, die_size=(50, 55))
+    two = truth[0]
+    off_centre = (two.center[0], two.center[1] - 0.25 * two.side, two.side, 0.8)
+    unsure_four = [0.05, 0.05, 0.05, 0.6, 0.05, 0.05, 0.15]       # a die, but its value (4) only 0.6 sure
+    probs = np.array([unsure_four])
+    params = replace(DEFAULT_PARAMS, second_look_scales=())
+    found, looked = _second_look(image, [off_centre], probs, params)
+    assert int(np.argmax(looked[0, :6])) + 1 == two.value and looked[0, :6].max() >= params.unsure_value
+    assert found == [off_centre]                                    # the die stays where it was found
+    # a moved reading less sure than unsure_value never replaces a die's value
+    stricter = replace(params, unsure_value=1.01)
+    assert np.array_equal(_second_look(image, [off_centre], probs, stricter)[1], probs)
+
+
 def test_a_crop_read_surely_at_first_look_is_not_turned_and_a_doubted_one_is():
     from vision.reader import DEFAULT_PARAMS, _read_values
 

@@ -37,7 +37,8 @@ class ReaderParams:
     second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
     # wider and narrower, the surest reading kept (empty: never)
     shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,
-    # left and right; a sure die reading there is kept, with the moved centre (0: never)
+    # left and right; a sure die reading there is kept, with the moved centre; a die whose value is below
+    # unsure_value sure is read so too, and takes a moved reading's value at least that sure (0: never)
     shifted_look_skip: float = 0.9  # ... unless the reader is at least this sure the find is not a die
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
@@ -166,6 +167,9 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
     - Then a find still not read as a sure die (and not surely a non-die) is read from crops moved by
       ``shifted_look`` x its side in the four directions; the surest of those that read as a sure die replaces it,
       centre included: a find beside its die's centre (touching dice, glare) is read on the die.
+    - A die whose value is read below ``unsure_value`` is read from those moved crops too, and takes the value of
+      the surest that is at least ``unsure_value`` sure, keeping its place: a die seen from low down, centred
+      between its top face and a side face, is read on its top face.
     """
     finds, probs = list(finds), probs.copy()
     unsure = np.nonzero((probs[:, : dice_net.NOT_A_DIE].max(axis=1) < params.value_threshold)
@@ -176,7 +180,8 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
             if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
                 probs[i] = p
     doubted = [i for i, (find, p) in enumerate(zip(finds, probs))
-               if not _sure_die(find, p, params) and p[dice_net.NOT_A_DIE] < params.shifted_look_skip]
+               if (not _sure_die(find, p, params) or p[: dice_net.NOT_A_DIE].max() < params.unsure_value)
+               and p[dice_net.NOT_A_DIE] < params.shifted_look_skip]
     if not params.shifted_look or not doubted:
         return finds, probs
     moved = [(x + dx * params.shifted_look * side, y + dy * params.shifted_look * side, side, score)
@@ -184,9 +189,14 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
              for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
     readings = _read_values(image, moved, params)
     for n, i in enumerate(doubted):
+        already_die = _sure_die(finds[i], probs[i], params)
         for find, p in zip(moved[4 * n: 4 * n + 4], readings[4 * n: 4 * n + 4]):
-            if _sure_die(find, p, params) and p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
-                finds[i], probs[i] = find, p
+            best = p[: dice_net.NOT_A_DIE].max()
+            if _sure_die(find, p, params) and best > probs[i, : dice_net.NOT_A_DIE].max() and (
+                    not already_die or best >= params.unsure_value):
+                if not already_die:
+                    finds[i] = find
+                probs[i] = p
     return finds, probs
 
 

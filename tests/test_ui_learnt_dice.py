@@ -37,8 +37,8 @@ def test_the_app_reads_with_the_learnt_dice_of_its_profile(ui):
 
 def test_learn_my_dice_by_touch_then_forget_them(ui):
     """Settings -> Learn my dice: two simulated rolls read, one die corrected by a tap and a missed one added by a
-    tap where it lies, each roll kept, learnt
-    in the reader process into the profile; the settings say so, and Forget takes it out again."""
+    tap where it lies, each roll kept, learnt in the reader process into the profile; the settings say so, and
+    Forget takes it out again."""
     app = ui.launch(camera="sim", seed=5)
     app.show("settings")
     ui.pump(3)

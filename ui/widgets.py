@@ -89,7 +89,7 @@ class DiceView(Widget):
         return left + x * scale, bottom + (self.frame_size[1] - y) * scale
 
     def widget_to_frame(self, x: float, y: float) -> tuple[float, float] | None:
-        """The frame pixel under a window point, or None when the point is beside the picture."""
+        """The frame pixel under a point (as a touch gives it), or None when the point is beside the picture."""
         scale, left, bottom = self._fit()
         fx, fy = (x - left) / scale, self.frame_size[1] - (y - bottom) / scale
         return (fx, fy) if 0 <= fx < self.frame_size[0] and 0 <= fy < self.frame_size[1] else None

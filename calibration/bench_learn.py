@@ -5,8 +5,9 @@ are and as a new table would show them (:mod:`vision.variants`: a slanted camera
 tungsten lamp), in groups of :data:`ROLLS` photos: the rolls one player confirms.  Each photo is
 confirmed as the player would confirm it: the reader's finds that pair with a label keep their
 place and take the label's value and colour, finds that pair with none are struck out, missed
-dice with a labelled box are added.  Within each group every roll is left out in turn, the rest
-learnt from, and the left-out roll read before and after.
+dice with a labelled box are added where they lie, as big as the app makes a die tapped in.  Within
+each group every roll is left out in turn, the rest learnt from, and the left-out roll read before
+and after.
 """
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ import time
 import cv2
 import numpy as np
 
-from calibration.learn_dice import ConfirmedDie, ConfirmedRoll, RollScore, learn_my_dice, leave_one_roll_out
+from calibration.learn_dice import (
+    ConfirmedDie,
+    ConfirmedRoll,
+    RollScore,
+    added_die_side,
+    learn_my_dice,
+    leave_one_roll_out,
+)
 from vision import public_sets, variants
 from vision.image_files import load_scaled_image
 from vision.reader import read_frame
@@ -50,14 +58,14 @@ def confirmed_rolls(name: str, condition: str, count: int, seed: int = 0) -> lis
         reading = read_frame(image)
         labels = [{**d, "bbox": None if b is None else list(b)} for d, b in zip(entry["dice"], boxes)]
         pairs = dict(match(labels, [d.to_json() for d in reading.dice]))
-        dice = []
+        dice, added_side = [], added_die_side([d.bbox[2] for d in reading.dice], image.shape)
         for i, label in enumerate(labels):
             if i in pairs:
                 found = reading.dice[pairs[i]]
                 dice.append(ConfirmedDie(found.center, found.bbox[2], label["value"], label.get("colour")))
             elif label["bbox"] is not None:
                 x, y, w, h = label["bbox"]
-                dice.append(ConfirmedDie((x + w / 2, y + h / 2), side, label["value"], label.get("colour")))
+                dice.append(ConfirmedDie((x + w / 2, y + h / 2), added_side, label["value"], label.get("colour")))
         rolls.append(ConfirmedRoll(image, tuple(dice)))
     return rolls
 

@@ -13,7 +13,7 @@ import pytest
 from vision import variants
 from vision.colour import default_palette
 from vision.light import DEFAULT_LIGHT, exposure_gain, grey_guess
-from vision.reader import name_colours, read_frame
+from vision.reader import DEFAULT_PARAMS, name_colours, read_frame
 
 DATA = Path(__file__).parent / "data"
 
@@ -60,6 +60,25 @@ def test_white_dice_on_a_wood_table_stay_white_when_dim_or_under_a_lamp(change):
         names += [d.colour for d in read_frame(change(image, boxes, None)[0]).dice]
     assert len(names) >= 50
     assert names.count("white") >= 0.95 * len(names), names
+
+
+def lone_white_dice_named(light) -> list:
+    """The colour names of aibox's single white dice (a dim grey-brown box) under the tungsten row's lamp."""
+    names = []
+    for entry in json.loads((DATA / "aibox_pi_single" / "manifest.json").read_text()):
+        if entry["dice"]:
+            image = variants.tungsten(cv2.imread(str(DATA / "aibox_pi_single" / entry["image"])), [])[0]
+            names += [d.colour for d in read_frame(image, params=replace(DEFAULT_PARAMS, light=light)).dice]
+    return names
+
+
+def test_a_lone_white_die_under_a_lamp_follows_the_grey_guess_not_no_correction():
+    """One die fits "white" under the frame's grey guess and "orange" under no correction equally well;
+    the grey box around it settles it."""
+    names = lone_white_dice_named(DEFAULT_LIGHT)
+    assert len(names) >= 10
+    assert names.count("white") >= 0.8 * len(names), names
+    assert lone_white_dice_named(replace(DEFAULT_LIGHT, guess_trust=0.0)).count("white") < names.count("white")
 
 
 def test_the_grey_guess_finds_a_grey_tray_under_a_strong_warm_cast_but_never_greys_felt():

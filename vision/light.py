@@ -11,8 +11,8 @@ Without a calibration profile the reader still has two clues to the light:
 on a grid of warm-cool and green-magenta steps, plus the grey guess) costs the sum over the dice of their
 distance to the nearest palette colour (capped, so that a die of no palette colour cannot drag the light),
 plus ``prior_weight`` x its log-gain distance from the nearer of "no correction" and the grey guess.  One
-die cannot outweigh that prior; a trayful of dice can.  When the frame does give a grey guess, "no correction"
-starts ``guess_trust`` behind it: a lone white die under a lamp fits "white" under the guess as well as
+die cannot outweigh that prior; a trayful of dice can.  When the frame's grey guess is a cast (at least one grid
+step from no correction), "no correction" starts ``guess_trust`` behind it: a lone white die under a lamp fits "white" under the guess as well as
 "orange" under no correction, and the grey surface around it is the better witness.  No correction is on the
 grid exactly, and then the colours are named from the frame's own pixels, as without this step.
 """
@@ -40,9 +40,10 @@ class LightParams:
     step: float = 0.05          # grid step of the candidate corrections, log gain
     prior_weight: float = 16.0  # cost (in spreads, summed over the dice) of each log-gain unit away from
     # no correction or the frame's guess, whichever is nearer: a few dice cannot move the light far, a trayful can
-    guess_trust: float = 0.05   # log gain added to "no correction"'s distance when the frame gives a grey guess
+    guess_trust: float = 0.05   # log gain added to "no correction"'s distance when the frame's grey guess is a cast
     # (one grid step): a die that fits both ways takes the guess; aibox's lone white dice under the tungsten row
-    # were named orange or brown in 13 of 24 photos without it, 2 with it (0.02: 5; 0.1 and 0.2 as 0.05)
+    # were named orange or brown in 13 of 24 photos without it, 2 with it (0.02: 5; 0.1 and 0.2 as 0.05); byler's
+    # white background guesses 0.02 (less than a step: no cast), and trusting that turned 3 purple dice blue
     grey_chroma: float = 30.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
     # under synth's warm lamp reaches 26; green felt, wood and blue felt are 33 to 39)
     grey_lightness: tuple[float, float] = (15.0, 97.0)  # CIELAB L range of such pixels: near-black and blown-out
@@ -137,14 +138,16 @@ def estimate_gains(body_means_bgr: np.ndarray, distance_to_palette, guess: np.nd
                    params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
     """The correction (BGR gains) that best explains the dice: the candidate (the grid and ``guess``) with the
     least sum of the corrected dice's capped palette distances plus ``prior_weight`` x its log-gain distance
-    from the nearer of no correction (``guess_trust`` further when ``guess`` is a correction) and ``guess``.
+    from the nearer of no correction (``guess_trust`` further when ``guess`` is a cast: ``step`` or more from no
+    correction) and ``guess``.
 
     ``body_means_bgr`` is each die's mean body colour (n x 3); ``distance_to_palette`` maps Lab colours
     (m x 3) to their distance in spreads from the nearest palette colour.
     """
     candidates = np.vstack([candidate_gains(params.reach, params.tint_reach, params.step), guess])
     logs = np.log(candidates)
-    from_none = np.linalg.norm(logs, axis=1) + (0.0 if np.allclose(guess, 1.0) else params.guess_trust)
+    cast = np.linalg.norm(np.log(guess)) >= params.step
+    from_none = np.linalg.norm(logs, axis=1) + (params.guess_trust if cast else 0.0)
     prior = params.prior_weight * np.minimum(from_none, np.linalg.norm(logs - np.log(guess), axis=1))
     if len(body_means_bgr) == 0:
         return candidates[int(np.argmin(prior))]

@@ -32,6 +32,7 @@ BODY_SAMPLES = 32  # most pixels across the body window that are looked at
 #: The table is sampled in a ring around the box, from this many times its size to this many (the ring's median
 #: colour; dice touching the die are fewer than half of it).
 TABLE_RING = (1.15, 1.5)
+TABLE_SAMPLES = 16  # most pixels across the ring's outer square that are looked at (plenty for a median)
 #: A window pixel this far (CIELAB, lightness counted at TABLE_LIGHTNESS_WEIGHT) from the table's colour is not
 #: table; when at least MIN_BODY_SHARE of the window is not table, the body is looked for among those pixels
 #: only, so that a die seen at a slant (squashed inside its square box) is not named after the table showing
@@ -150,28 +151,28 @@ def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:
     return lab.reshape(-1, 3)
 
 
-def _sampled(image_bgr: np.ndarray, cx: float, cy: float, half_w: float, half_h: float):
-    """The pixels of the window centred on (cx, cy), about :data:`BODY_SAMPLES` across at most (a big window is
-    sampled evenly): (rows x cols x 3 BGR, their x and y coordinates), or None when it lies outside the image."""
+def _sampled(image_bgr: np.ndarray, cx: float, cy: float, half_w: float, half_h: float, samples: int = BODY_SAMPLES):
+    """The pixels of the window centred on (cx, cy), about ``samples`` across at most (a big window is sampled
+    evenly): (rows x cols x 3 BGR, the columns' x, the rows' y), or None when it lies outside the image."""
     rows, cols = image_bgr.shape[:2]
     x0, x1 = int(max(cx - half_w, 0)), int(min(cx + half_w + 1, cols))
     y0, y1 = int(max(cy - half_h, 0)), int(min(cy + half_h + 1, rows))
     if x1 <= x0 or y1 <= y0:
         return None
-    step = max(1, round(max(x1 - x0, y1 - y0) / BODY_SAMPLES))  # a die's colour needs no more pixels
-    ys, xs = np.mgrid[y0:y1:step, x0:x1:step]
-    return np.ascontiguousarray(image_bgr[y0:y1:step, x0:x1:step]), xs, ys
+    step = max(1, round(max(x1 - x0, y1 - y0) / samples))  # a die's colour needs no more pixels
+    return np.ascontiguousarray(image_bgr[y0:y1:step, x0:x1:step]), np.arange(x0, x1, step), np.arange(y0, y1, step)
 
 
 def _table_colour(image_bgr: np.ndarray, cx: float, cy: float, w: float, h: float) -> np.ndarray | None:
-    """The median CIELAB colour of the ring around a die's box (see :data:`TABLE_RING`), or None off the image."""
+    """The CIELAB colour of the ring around a die's box (its pixels' median, see :data:`TABLE_RING`), or None
+    off the image."""
     inner, outer = TABLE_RING
-    around = _sampled(image_bgr, cx, cy, w * outer / 2.0, h * outer / 2.0)
+    around = _sampled(image_bgr, cx, cy, w * outer / 2.0, h * outer / 2.0, TABLE_SAMPLES)
     if around is None:
         return None
     pixels, xs, ys = around
-    ring = (np.abs(xs - cx) > w * inner / 2.0) | (np.abs(ys - cy) > h * inner / 2.0)
-    return np.median(_to_lab(pixels[ring]), axis=0) if ring.sum() >= 8 else None
+    ring = (np.abs(xs - cx) > w * inner / 2.0)[None, :] | (np.abs(ys - cy) > h * inner / 2.0)[:, None]
+    return _to_lab(np.median(pixels[ring], axis=0))[0] if ring.sum() >= 8 else None
 
 
 def die_body(image_bgr: np.ndarray, bbox) -> tuple[np.ndarray, np.ndarray]:

@@ -38,8 +38,8 @@ TABLE_SAMPLES = 16  # most pixels across the ring's outer square that are looked
 #: only, so that a die seen at a slant (squashed inside its square box) is not named after the table showing
 #: above and below it.  A die of the table's own colour leaves less than that (its pips), and its whole window
 #: is used, as before.  On the public sets' untouched photos the share is 0.61 or more for 95 % of the coloured
-#: dice (0.44 at least) and 0.35 or less for 95 % of the white ones (wood's, with big pips, up to 0.45 and more
-#: when other dice surround them).  Byler at 50° oblique: 167 -> 176 of 179 held-out colours right; no die of any
+#: dice (0.44 at least) and 0.35 or less for 95 % of the white ones (a wood die with five big pips reaches 0.45,
+#: a white die ringed by other dice more).  Byler at 50° oblique: 167 -> 176 of 179 held-out colours right; no die of any
 #: set or robustness row named worse.
 TABLE_DISTANCE = 15.0
 TABLE_LIGHTNESS_WEIGHT = 0.5

@@ -11,10 +11,11 @@ Without a calibration profile the reader still has two clues to the light:
 on a grid of warm-cool and green-magenta steps, plus the grey guess) costs the sum over the dice of their
 distance to the nearest palette colour (capped, so that a die of no palette colour cannot drag the light),
 plus ``prior_weight`` x its log-gain distance from the nearer of "no correction" and the grey guess.  One
-die cannot outweigh that prior; a trayful of dice can.  When the frame's grey guess is a cast (at least one grid
-step from no correction), "no correction" starts ``guess_trust`` behind it: a lone white die under a lamp fits "white" under the guess as well as
-"orange" under no correction, and the grey surface around it is the better witness.  No correction is on the
-grid exactly, and then the colours are named from the frame's own pixels, as without this step.
+die cannot outweigh that prior; a trayful of dice can.  When the frame's grey guess is a cast (at least one
+grid step from no correction), "no correction" starts ``guess_trust`` behind it: a lone white die under a lamp
+fits "white" under the guess as well as "orange" under no correction, and the grey surface around it is the
+better witness.  No correction is on the grid exactly, and then the colours are named from the frame's own
+pixels, as without this step.
 """
 from __future__ import annotations
 

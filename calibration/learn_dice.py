@@ -272,7 +272,7 @@ def _palette_from(samples: list[tuple[str, np.ndarray]], base: Palette) -> Palet
     :func:`_shift_from`): a colour the lesson's rolls never showed keeps its name."""
     grouped: dict[str, list[np.ndarray]] = {}
     for name, features in samples:
-        grouped.setdefault(name, []).append(np.asarray(features, np.float64)[:3])
+        grouped.setdefault(name, []).append(np.asarray(features, np.float64))
     learnt = learn_palette({name: np.array(points) for name, points in sorted(grouped.items())})
     shift = _shift_from(grouped, base)
     unseen = tuple(replace(colour, centre_lab=tuple(round(float(v), 3) for v in np.asarray(colour.centre_lab) + shift))

@@ -43,7 +43,8 @@ class ReaderParams:
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # a find closer than this x side to a better-read one is that die again
-    views: int = 2  # quarter turns of each crop the reader looks at, its answers averaged (1-4) ...
+    views: int = 3  # quarter turns of each crop the reader looks at (0, 90, 180, 270 degrees, the first this many), its
+    # answers averaged (1-4) ...
     sure_at_first_look: float = 0.95  # ... unless its first look gives one answer (a value or not-a-die) at least
     # this probability: then that look alone is kept (1.0: every crop is turned)
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size

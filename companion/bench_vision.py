@@ -6,6 +6,7 @@
   part (never trained on) and on the whole set (left out, with a one-line note on stderr,
   when the sets are not beside the repository);
 - :func:`synthetic`: the share of synthetic frames read entirely right at default settings;
+- :func:`symbol_faces`: what the reader does with dice showing a maker's symbol instead of a 1 or a 6;
 - :func:`robustness`: die_acc and colour_acc on each public set's held-out photos made harder
   (:mod:`vision.variants`: turned, resized, JPEG, dim, tungsten, oblique, tiny dice in a big frame),
   without a calibration profile, beside the untouched photos;
@@ -96,6 +97,26 @@ def synthetic(frames: int = 1000, seed: int = 0) -> dict:
             "seconds": round(time.perf_counter() - start, 1)}
 
 
+def symbol_faces(frames: int = 100, seed: int = 0) -> dict:
+    """Dice whose top face shows a symbol instead of pips (:mod:`vision.synth` ``symbol_faces``), on random trays:
+    how many the reader gives a number (flagged unsure, or not: a silent guess), reports without a number, or does not
+    report at all."""
+    from vision import synth
+
+    counts = {"symbol_dice": 0, "given_a_number_flagged": 0, "given_a_number_unflagged": 0,
+              "reported_without_number": 0, "not_reported": 0}
+    for i in range(frames):
+        image, truth = synth.random_scene(seed + i, symbol_faces=1.0)
+        dice = read_frame(image).dice
+        for t in (t for t in truth if t.symbol):
+            counts["symbol_dice"] += 1
+            near = sorted((np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]), n) for n, d in enumerate(dice))
+            die = dice[near[0][1]] if near and near[0][0] < 0.5 * t.side else None
+            counts["not_reported" if die is None else "reported_without_number" if die.value is None
+                   else "given_a_number_flagged" if die.value_unsure else "given_a_number_unflagged"] += 1
+    return counts
+
+
 def match_truth(truth, dice) -> int:
     """How many true dice have a distinct reading within half a side of their centre with the right value."""
     used: set[int] = set()
@@ -171,7 +192,7 @@ def run_all() -> dict:
     reason = public_sets.missing()
     skipped = public_sets.skipped("vision accuracy on the public photo sets", reason) if reason else None
     return {"speed": speed(), "accuracy": skipped or accuracy(), "robustness": skipped or robustness(),
-            "false_positives": false_positives(), "synthetic": synthetic()}
+            "false_positives": false_positives(), "synthetic": synthetic(), "symbol_faces": symbol_faces()}
 
 
 if __name__ == "__main__":
@@ -183,7 +204,7 @@ if __name__ == "__main__":
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     try:
         result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "robustness": robustness,
-                  "false_positives": false_positives, "all": run_all}[which]()
+                  "false_positives": false_positives, "symbol_faces": symbol_faces, "all": run_all}[which]()
     except CompanionError as exc:
         sys.exit(f"bench_vision: {exc}")
     print(json.dumps(result, indent=1))

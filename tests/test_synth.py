@@ -230,3 +230,24 @@ def test_a_steeply_slanted_camera_sees_the_top_face_foreshortened():
     straight = top_face_area()
     slanted = top_face_area(slanted_view=1.0, slant=(0.8, 0.8))
     assert 0.42 < slanted / straight < 0.7   # without the foreshortening: 0.88 (the bevel and side faces take some)
+
+
+def _ink(img, d):
+    """Dark pixels inside a white die's top face."""
+    x, y, w, h = (round(v) for v in d.bbox)
+    crop = cv2.cvtColor(img[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+    mask = np.zeros_like(crop)
+    cv2.fillPoly(mask, [np.round((_square(d) - d.center) * 0.72 + d.center - (x, y)).astype(np.int32)], 255)
+    return int(np.sum((crop < 100) & (mask > 0)))
+
+
+def test_symbol_faces_take_the_place_of_a_one_or_six_and_are_left_out_of_scoring():
+    dice = [(1, "white"), (6, "white"), (3, "white"), (1, "white")]
+    img, truth = render_scene(dice, seed=4, die_size=(120, 130), background="dark_felt", symbol_faces=1.0, **CLEAN)
+    assert [t.symbol for t in truth] == [True, True, False, True]
+    assert [t.to_json().get("pips_visible", True) for t in truth] == [False, False, True, False]
+    assert [_count_pips(img, t, True) for t in truth] == [1, 1, 3, 1]  # one mark where a six had six pips
+    plain, plain_truth = render_scene([(1, "white")], seed=4, die_size=(120, 130), background="dark_felt", **CLEAN)
+    assert not plain_truth[0].symbol
+    assert min(_ink(img, t) for t in truth if t.symbol) > 2 * _ink(plain, plain_truth[0])  # a symbol, not a pip
+    assert render_scene(dice, seed=4, symbol_faces=0.0)[1] == render_scene(dice, seed=4)[1]

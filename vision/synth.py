@@ -123,6 +123,7 @@ class RenderSettings:
     glare: float = 0.15                # chance that a die carries a glare spot
     glare_strength: tuple[float, float] = (50.0, 110.0)   # added brightness at a glare spot's centre
     coloured_pips: float = 0.0         # chance that a die has coloured pips instead of black/white
+    symbol_faces: float = 0.0          # chance that a die showing 1 or 6 has a maker's symbol there instead of pips
     pip_shape: str = "round"           # one of PIP_SHAPES: round, ring (engraved outline) or square
     marble: float = 0.1                # chance that a die's plastic is marbled
     slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
@@ -157,6 +158,7 @@ class SynthDie:
     side: float          # pixels
     touching: bool = False
     glare: bool = False
+    symbol: bool = False  # the top face shows a symbol, not pips: no number to read
 
     def to_die(self) -> Die:
         return Die(self.value, self.colour)
@@ -169,6 +171,7 @@ class SynthDie:
             "center": [round(c, 1) for c in self.center],
             "bbox": [round(c, 1) for c in self.bbox],
             "rotation": round(self.rotation, 1),
+            **({"pips_visible": False} if self.symbol else {}),
         }
 
 
@@ -199,6 +202,7 @@ class _Placed:
     angle: float          # radians
     touching: bool = False
     lift: tuple[float, float] = (0.0, 0.0)   # where the die's base shows, seen from a slanted camera
+    symbol: bool = False                     # a symbol on the top face instead of pips
 
     def corners(self) -> np.ndarray:
         """The top face's sharp corners, in frame pixels, in order around the square."""
@@ -395,7 +399,9 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
         pip_r *= rng.uniform(0.8, 1.35)
     pip = PIP_COLOURS[die.pip_colour]
     rim = tuple(float(v) for v in np.array(pip, np.float32) * 0.55)
-    for gx, gy in pip_layout(die.value, turned=bool(rng.integers(0, 2))):
+    if die.symbol:
+        _draw_symbol(rng, canvas, (centre[0] * k, centre[1] * k), face_side * 0.32 * k, die.angle, pip, body)
+    for gx, gy in () if die.symbol else pip_layout(die.value, turned=bool(rng.integers(0, 2))):
         lx, ly = gx * offset, gy * offset
         px, py = centre[0] + lx * c - ly * s, centre[1] + lx * s + ly * c
         _draw_pip(canvas, (px * k, py * k), pip_r * k, die.angle, (pip, rim, body), cfg.pip_shape)
@@ -433,6 +439,22 @@ def _draw_pip(canvas: np.ndarray, centre: tuple[float, float], radius: float, an
     cv2.circle(canvas, inner, round(radius * 0.82 * 16), colour, -1, cv2.LINE_AA, 4)
     if shape == "ring":   # an engraved outline: the die's own plastic shows inside the ring
         cv2.circle(canvas, inner, round(radius * 0.5 * 16), tuple(float(v) for v in body), -1, cv2.LINE_AA, 4)
+
+
+def _draw_symbol(rng: np.random.Generator, canvas: np.ndarray, centre: tuple[float, float], radius: float,
+                 angle: float, colour: tuple, body: np.ndarray) -> None:
+    """A maker's symbol in place of a face's pips (canvas pixels): a five-pointed star or a crescent moon."""
+    x, y = centre
+    if rng.random() < 0.5:
+        turns = angle + np.arange(10) * math.pi / 5 - math.pi / 2
+        reach = np.where(np.arange(10) % 2 == 0, radius, radius * 0.42)
+        star = np.stack([x + reach * np.cos(turns), y + reach * np.sin(turns)], axis=1)
+        cv2.fillPoly(canvas, [np.round(star * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
+        return
+    cv2.circle(canvas, (round(x * 16), round(y * 16)), round(radius * 16), colour, -1, cv2.LINE_AA, 4)
+    bite = (x + 0.45 * radius * math.cos(angle), y + 0.45 * radius * math.sin(angle))
+    cv2.circle(canvas, (round(bite[0] * 16), round(bite[1] * 16)), round(radius * 0.85 * 16),
+               tuple(float(v) for v in body), -1, cv2.LINE_AA, 4)
 
 
 def _side_values(rng: np.random.Generator, top: int, count: int) -> list[int]:
@@ -504,7 +526,7 @@ def _place(rng: np.random.Generator, items, area: tuple[float, float, float, flo
     """
     placed: list[_Placed] = []
     left, top, right, bottom = area
-    for value, colour, pips in items:
+    for value, colour, pips, symbol in items:
         side = base * (1 + rng.uniform(-cfg.size_spread, cfg.size_spread))
         ok = False
         for _ in range(cfg.max_placement_tries):
@@ -523,7 +545,7 @@ def _place(rng: np.random.Generator, items, area: tuple[float, float, float, flo
                 angle = rng.uniform(0, math.pi / 2)
                 cx, cy = rng.uniform(left, right), rng.uniform(top, bottom)
             cand = _Placed(value, colour, pips, float(cx), float(cy), float(side), float(angle), touching,
-                           (slant[0] * side, slant[1] * side))
+                           (slant[0] * side, slant[1] * side), symbol)
             pts = cand.polygon
             if pts[:, 0].min() < left or pts[:, 1].min() < top or pts[:, 0].max() > right or pts[:, 1].max() > bottom:
                 continue
@@ -566,7 +588,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         if pips is None:
             coloured = rng.random() < cfg.coloured_pips
             pips = COLOURED_PIPS[colour][int(rng.integers(0, 2))] if coloured else DEFAULT_PIP_COLOUR[colour]
-        items.append((value, colour, pips))
+        symbol = cfg.symbol_faces > 0 and value in (1, 6) and rng.random() < cfg.symbol_faces  # no draw when never
+        items.append((value, colour, pips, bool(symbol)))
 
     # A slanted camera shows every die's side faces, offset the same way across the tray.
     slant = (0.0, 0.0)
@@ -633,7 +656,7 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         x_lo, y_lo = outline[:, 0].min(), outline[:, 1].min()
         bbox = (float(x_lo), float(y_lo), float(outline[:, 0].max() - x_lo), float(outline[:, 1].max() - y_lo))
         truth.append(SynthDie(die.value, die.colour, die.pip_colour, (die.cx, die.cy), bbox,
-                              math.degrees(die.angle) % 360, die.side, die.touching, glare))
+                              math.degrees(die.angle) % 360, die.side, die.touching, glare, die.symbol))
 
     img *= np.array(LIGHTS[cfg.light], np.float32)
 

@@ -12,7 +12,7 @@ import pytest
 from calibration.labelled import pair_with_labels
 from companion.cli import main
 from companion.errors import UserError
-from vision import synth
+from vision import dice_net, synth
 from vision.pip_faces import REAL_LAYOUTS, draw_face, is_real_layout, odd_layout
 from vision.reader import DEFAULT_PARAMS, ReaderParams, read_file, read_files, read_frame
 from vision.variants import oblique, tiny_dice
@@ -244,6 +244,27 @@ def test_a_crop_read_surely_at_first_look_is_not_turned_and_a_doubted_one_is():
         assert np.allclose(_read_values(image, finds, DEFAULT_PARAMS)[row], expected)
         assert int(np.argmax(turned[row, :6])) + 1 == truth[row].value
     assert np.allclose(_read_values(image, finds, replace(DEFAULT_PARAMS, sure_at_first_look=0.0)), once)
+
+
+def test_a_turned_crop_is_turned_again_only_while_its_averaged_answers_are_unsure():
+    from vision.reader import _read_values, _reader_probabilities
+
+    image, truth = synth.render_scene([(3, "white"), (5, "red"), (2, "blue"), (6, "black"), (4, "green"), (1, "yellow")],
+                                      seed=31, die_size=(50, 55))
+    # finds off the dice's centres and sizes, so that the reader doubts them
+    finds = [(t.center[0] + 0.3 * t.side * (i % 3 - 1), t.center[1] + 0.2 * t.side * (i % 2), t.side * (0.9 + 0.3 * (i % 3)),
+              0.9) for i, t in enumerate(truth)]
+    crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
+    looks = [_reader_probabilities(np.rot90(crops, k, axes=(1, 2))) for k in range(3)]
+    two, three = (looks[0] + looks[1]) / 2, (looks[0] + looks[1] + looks[2]) / 3
+    params = replace(DEFAULT_PARAMS, sure_at_first_look=1.0, views=3)
+    sure_after_two = two.max(axis=1) >= params.sure_after_turn
+    assert sure_after_two.any() and not sure_after_two.all()     # both kinds of crop are here
+    read = _read_values(image, finds, params)
+    for row in range(len(finds)):
+        assert np.allclose(read[row], two[row] if sure_after_two[row] else three[row], atol=1e-6)
+    assert np.allclose(_read_values(image, finds, replace(params, views=2)), two, atol=1e-6)
+    assert np.allclose(_read_values(image, finds, replace(params, sure_after_turn=1.01)), three, atol=1e-6)
 
 
 def test_reading_reports_centre_box_and_colour_of_each_die():

@@ -43,10 +43,11 @@ class ReaderParams:
     finder_size: int = dice_net.FINDER_SIZE  # long side of the frame as the finder sees it, px
     max_dice: int = 60  # most finds passed on to the reader, best first
     duplicate_distance: float = 0.5  # a find closer than this x side to a better-read one is that die again
-    views: int = 3  # quarter turns of each crop the reader looks at (0, 90, 180, 270 degrees, the first this many), its
-    # answers averaged (1-4) ...
+    views: int = 3  # most quarter turns of a crop the reader looks at (0, 90, 180, 270 degrees, the first this many),
+    # its answers averaged (1-4) ...
     sure_at_first_look: float = 0.95  # ... unless its first look gives one answer (a value or not-a-die) at least
-    # this probability: then that look alone is kept (1.0: every crop is turned)
+    # this probability: then that look alone is kept (1.0: every crop is turned) ...
+    sure_after_turn: float = 0.9  # ... and a turned crop whose averaged answers reach this is not turned again
     coarse_scale: float = 0.5  # the second, coarse finder pass's scale relative to finder_size
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
     group_min_dice: int = 2  # a big die is taken for a group of small dice when at least this many finds inside it,
@@ -141,14 +142,17 @@ def _find(image: np.ndarray, params: ReaderParams):
 
 def _read_values(image: np.ndarray, finds, params: ReaderParams) -> np.ndarray:
     """Reader probabilities (n, 7): values 1..6 then not-a-die; a crop the first look is not sure of is looked at
-    in ``params.views`` quarter turns, their answers averaged (see ``ReaderParams.sure_at_first_look``)."""
+    again a quarter turn further each time, up to ``params.views`` looks, until its averaged answers are sure
+    (see ``ReaderParams.sure_at_first_look`` and ``sure_after_turn``)."""
     crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
     probs = _reader_probabilities(crops)
-    unsure = np.nonzero(probs.max(axis=1) < params.sure_at_first_look)[0]
-    if params.views > 1 and len(unsure):
-        turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in range(1, params.views)])
-        more = _reader_probabilities(turned).reshape(params.views - 1, len(unsure), dice_net.N_CLASSES)
-        probs[unsure] = (probs[unsure] + more.sum(axis=0)) / params.views
+    looking = np.nonzero(probs.max(axis=1) < params.sure_at_first_look)[0]
+    for turns in range(1, params.views):
+        if not len(looking):
+            break
+        seen = _reader_probabilities(np.rot90(crops[looking], turns, axes=(1, 2)))
+        probs[looking] = (probs[looking] * turns + seen) / (turns + 1)
+        looking = looking[probs[looking].max(axis=1) < params.sure_after_turn]
     return probs
 
 

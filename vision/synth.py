@@ -588,7 +588,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         if pips is None:
             coloured = rng.random() < cfg.coloured_pips
             pips = COLOURED_PIPS[colour][int(rng.integers(0, 2))] if coloured else DEFAULT_PIP_COLOUR[colour]
-        symbol = cfg.symbol_faces > 0 and value in (1, 6) and rng.random() < cfg.symbol_faces  # no draw when never
+        # drawn only when symbol faces are asked for, so that every other scene stays as it was
+        symbol = cfg.symbol_faces > 0 and value in (1, 6) and rng.random() < cfg.symbol_faces
         items.append((value, colour, pips, bool(symbol)))
 
     # A slanted camera shows every die's side faces, offset the same way across the tray.

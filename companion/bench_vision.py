@@ -110,8 +110,8 @@ def symbol_faces(frames: int = 100, seed: int = 0) -> dict:
         dice = read_frame(image).dice
         for t in (t for t in truth if t.symbol):
             counts["symbol_dice"] += 1
-            near = sorted((np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]), n) for n, d in enumerate(dice))
-            die = dice[near[0][1]] if near and near[0][0] < 0.5 * t.side else None
+            off = {d: np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]) for d in dice}
+            die = min((d for d in dice if off[d] < 0.5 * t.side), key=off.get, default=None)
             counts["not_reported" if die is None else "reported_without_number" if die.value is None
                    else "given_a_number_flagged" if die.value_unsure else "given_a_number_unflagged"] += 1
     return counts

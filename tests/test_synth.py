@@ -33,13 +33,19 @@ def _gap(a, b):
     return best
 
 
-def _count_pips(img, d, dark_pips):
-    """Count pip blobs inside a die's top face, straight from the pixels."""
+def _face(img, d):
+    """A die's box in grey, and a mask of its top face inside the bevel and rounded corners."""
     x, y, w, h = (round(v) for v in d.bbox)
     crop = cv2.cvtColor(img[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
     mask = np.zeros_like(crop)
-    inner = (_square(d) - d.center) * 0.72 + d.center - (x, y)    # inside the bevel and rounded corners
+    inner = (_square(d) - d.center) * 0.72 + d.center - (x, y)
     cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 255)
+    return crop, mask
+
+
+def _count_pips(img, d, dark_pips):
+    """Count pip blobs inside a die's top face, straight from the pixels."""
+    crop, mask = _face(img, d)
     _, binary = cv2.threshold(crop, 0, 255, (cv2.THRESH_BINARY_INV if dark_pips else cv2.THRESH_BINARY)
                               + cv2.THRESH_OTSU)
     _, _, stats, _ = cv2.connectedComponentsWithStats(binary & mask)
@@ -234,10 +240,7 @@ def test_a_steeply_slanted_camera_sees_the_top_face_foreshortened():
 
 def _ink(img, d):
     """Dark pixels inside a white die's top face."""
-    x, y, w, h = (round(v) for v in d.bbox)
-    crop = cv2.cvtColor(img[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
-    mask = np.zeros_like(crop)
-    cv2.fillPoly(mask, [np.round((_square(d) - d.center) * 0.72 + d.center - (x, y)).astype(np.int32)], 255)
+    crop, mask = _face(img, d)
     return int(np.sum((crop < 100) & (mask > 0)))
 
 

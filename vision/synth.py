@@ -401,10 +401,11 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
     rim = tuple(float(v) for v in np.array(pip, np.float32) * 0.55)
     if die.symbol:
         _draw_symbol(rng, canvas, (centre[0] * k, centre[1] * k), face_side * 0.32 * k, die.angle, pip, body)
-    for gx, gy in () if die.symbol else pip_layout(die.value, turned=bool(rng.integers(0, 2))):
-        lx, ly = gx * offset, gy * offset
-        px, py = centre[0] + lx * c - ly * s, centre[1] + lx * s + ly * c
-        _draw_pip(canvas, (px * k, py * k), pip_r * k, die.angle, (pip, rim, body), cfg.pip_shape)
+    else:
+        for gx, gy in pip_layout(die.value, turned=bool(rng.integers(0, 2))):
+            lx, ly = gx * offset, gy * offset
+            px, py = centre[0] + lx * c - ly * s, centre[1] + lx * s + ly * c
+            _draw_pip(canvas, (px * k, py * k), pip_r * k, die.angle, (pip, rim, body), cfg.pip_shape)
 
     if k > 1:
         canvas = cv2.resize(canvas, (pw, ph), interpolation=cv2.INTER_AREA)

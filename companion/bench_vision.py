@@ -99,11 +99,11 @@ def synthetic(frames: int = 1000, seed: int = 0) -> dict:
 
 def symbol_faces(frames: int = 100, seed: int = 0) -> dict:
     """Dice whose top face shows a symbol instead of pips (:mod:`vision.synth` ``symbol_faces``), on random trays:
-    how many the reader gives a number (flagged unsure, or not: a silent guess), reports without a number, or does not
-    report at all."""
+    how many the reader reads as a symbol, gives a number (flagged unsure, or not: a silent guess), reports without a
+    number otherwise, or does not report at all."""
     from vision import synth
 
-    counts = {"symbol_dice": 0, "given_a_number_flagged": 0, "given_a_number_unflagged": 0,
+    counts = {"symbol_dice": 0, "read_as_symbol": 0, "given_a_number_flagged": 0, "given_a_number_unflagged": 0,
               "reported_without_number": 0, "not_reported": 0}
     for i in range(frames):
         image, truth = synth.random_scene(seed + i, symbol_faces=1.0)
@@ -112,7 +112,8 @@ def symbol_faces(frames: int = 100, seed: int = 0) -> dict:
             counts["symbol_dice"] += 1
             off = {d: np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]) for d in dice}
             die = min((d for d in dice if off[d] < 0.5 * t.side), key=off.get, default=None)
-            counts["not_reported" if die is None else "reported_without_number" if die.value is None
+            counts["not_reported" if die is None else "read_as_symbol" if die.symbol
+                   else "reported_without_number" if die.value is None
                    else "given_a_number_flagged" if die.value_unsure else "given_a_number_unflagged"] += 1
     return counts
 

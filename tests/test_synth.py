@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from companion.engine import Die
 from companion.errors import UserError
-from vision.synth import DIE_COLOURS, PIP_SHAPES, pip_layout, random_scene, render_scene
+from vision.synth import DIE_COLOURS, PIP_SHAPES, SYMBOL_KINDS, pip_layout, random_scene, render_scene
 
 CLEAN = {"noise_sigma": (0.0, 0.0), "blur_sigma": (0.0, 0.0), "glare": 0.0, "marble": 0.0, "light_gradient": (0.0, 0.0),
              "vignette": (0.0, 0.0), "jpeg": 0.0}
@@ -254,3 +254,13 @@ def test_symbol_faces_take_the_place_of_a_one_or_six_and_are_left_out_of_scoring
     assert not plain_truth[0].symbol
     assert min(_ink(img, t) for t in truth if t.symbol) > 2 * _ink(plain, plain_truth[0])  # a symbol, not a pip
     assert render_scene(dice, seed=4, symbol_faces=0.0)[1] == render_scene(dice, seed=4)[1]
+
+
+def test_each_symbol_kind_draws_its_own_mark_and_only_the_kinds_asked_for_are_drawn():
+    dice = [(1, "white"), (6, "red")]
+    faces = {kind: render_scene(dice, seed=4, die_size=(120, 130), background="dark_felt", symbol_faces=1.0,
+                                symbol_kinds=(kind,), **CLEAN) for kind in SYMBOL_KINDS}
+    for kind, (img, truth) in faces.items():
+        assert all(t.symbol for t in truth)
+        others = [other for other in SYMBOL_KINDS if other != kind]
+        assert not any(np.array_equal(img, faces[other][0]) for other in others), kind

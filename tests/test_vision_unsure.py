@@ -78,3 +78,12 @@ def test_the_value_flag_follows_its_threshold(threshold):
     image, _ = next(labelled())
     dice = read_frame(image, unsure_value=threshold).dice
     assert dice and all(d.value_unsure == (threshold > 1 or d.value is None) for d in dice)
+
+
+def test_a_symbol_die_is_shown_as_a_symbol_to_confirm():
+    symbol = DieReading(None, "red", (10.0, 10.0), (0.0, 0.0, 20.0, 20.0), 0.6, symbol=True)
+    assert symbol.value_text == "symbol" and symbol.needs_check() and symbol.to_die() is None
+    assert symbol.to_json()["symbol"] is True and symbol.to_json()["unsure"] == ["value"]
+    given = symbol.confirmed(value=6)
+    assert given.value_text == "6" and not given.needs_check() and given.to_die().value == 6
+    assert DieReading(None, "red", (10.0, 10.0), (0.0, 0.0, 20.0, 20.0), 0.2).value_text == "?"

@@ -56,6 +56,14 @@ LOW_RES_SHARE = 0.15  # reader crops of a die made as if the die were only LOW_R
 LOW_RES_SIDE = (9.0, 22.0)  # (a die far below a phone, read from the frame's detailed part scaled up)
 SLANTED_TRAYS = 0.5  # most share of a synthetic tray's scenes drawn by a slanted camera, side faces showing
 TRAY_SLANT = (0.12, 0.85)  # how deep their side faces show, share of a side (a camera tilted 7-58 degrees)
+READER_DRAWS = {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5, "negatives": 0.5}  # how
+# often the reader's samples come from each source's photos, relative to its share of them (PhotoDraw)
+SYMBOL_TRAYS = 150  # synthetic trays whose 1s and 6s all show a maker's symbol, for the reader's symbol class
+SYMBOL_SEED_BASE = 500_000
+SYMBOL_SAMPLES = (6000, 24000)  # crops of those trays' dice, and other reader samples, the symbol class is fitted on
+SYMBOL_STEPS = 1500
+SYMBOL_PRIOR = 3.0  # log-odds taken off the fitted symbol class: symbol faces are rare at a real table, and at 2 it
+# took real dice with a worn or logo-marked 1 for symbols (docs/benchmarks.md, "Symbol faces as their own answer")
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
 
@@ -147,6 +155,20 @@ def synthetic_tray(i: int) -> Photo:
     return Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth")
 
 
+def symbol_tray(i: int, kinds: tuple[str, ...] = synth.SYMBOL_KINDS) -> Photo:
+    """Symbol tray ``i``: as a training tray, but every 1 and 6 shows one of ``kinds`` of symbol instead of pips; such a
+    die's label is the reader's symbol class (its "value" is dice_net.SYMBOL + 1)."""
+    rng = np.random.default_rng([i, 2])
+    kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
+              "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
+              "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT,
+              "symbol_faces": 1.0, "symbol_kinds": kinds}
+    size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
+    image, truth = synth.random_scene(SYMBOL_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
+    return Photo(image, [(t.center[0], t.center[1], t.side, dice_net.SYMBOL + 1 if t.symbol else t.value)
+                         for t in truth], "symbols")
+
+
 def synthetic_photos(count: int, cache_dir: Path, workers: int = 1) -> list[Photo]:
     """``count`` synthetic trays (hard cases mixed in), rendered by ``workers`` processes and cached in
     ``cache_dir`` between runs."""
@@ -202,7 +224,7 @@ class Finder(nn.Module):
 
 
 class Reader(nn.Module):
-    """Crop -> value 1..6 or not-a-die."""
+    """Crop -> value 1..6, not-a-die, or a symbol face (the last taught on its own: fit_symbol_class)."""
 
     def __init__(self):
         super().__init__()
@@ -236,6 +258,10 @@ def from_model(net: nn.Module, model_file: Path) -> nn.Module:
         raise SystemExit(f"{model_file} has {len(nodes)} convolutions, the network {len(convs)}")
     for node, conv in zip(nodes, convs):
         weight, bias = (torch.from_numpy(weights[name].copy()) for name in node.input[1:3])
+        if conv.out_channels == dice_net.N_CLASSES and weight.shape[0] == dice_net.SYMBOL:
+            # a reader exported before it had the symbol class: that class starts out never chosen
+            weight = torch.cat([weight, torch.zeros_like(weight[:1])])
+            bias = torch.cat([bias, torch.tensor([-20.0])])
         if weight.shape != conv.weight.shape:
             raise SystemExit(f"{model_file}: a convolution of shape {tuple(weight.shape)} where the network has "
                              f"{tuple(conv.weight.shape)}")
@@ -513,8 +539,7 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     net = resumed(Reader(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     hardness = DieHardness(photos)
-    draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.7, "aibox_pi_single": 2.5, "synth": 0.5,
-                                "negatives": 0.5})
+    draw = PhotoDraw(photos, READER_DRAWS)
     start, step = time.time(), 0
     end = start + minutes * 60
     while time.time() < end:
@@ -542,6 +567,42 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
             print(f"reader step {step} loss {loss.item():.3f} hardest-decile die loss "
                   f"{np.quantile(hardness.loss, 0.9):.2f}", flush=True)
     return net
+
+
+def fit_symbol_class(reader: Reader, photos: list[Photo], rng: np.random.Generator, trays: int = SYMBOL_TRAYS,
+                     kinds: tuple[str, ...] = synth.SYMBOL_KINDS, steps: int = SYMBOL_STEPS) -> Reader:
+    """Teach ``reader`` the symbol class alone: only its row of the last layer learns (from crops of dice on
+    symbol trays and the usual reader samples of ``photos``), so the network's every other answer keeps its
+    logit and a photo without symbol dice is read as before but for the share the symbol class takes
+    (kept small by SYMBOL_PRIOR)."""
+    reader.eval()
+    symbols = [symbol_tray(i, kinds) for i in range(trays)]
+    samples = []
+    while len(samples) < SYMBOL_SAMPLES[0]:
+        photo = symbols[rng.integers(len(symbols))]
+        samples.append(die_sample(rng, photo, photo.dice[rng.integers(len(photo.dice))]))
+    draw = PhotoDraw(photos, READER_DRAWS)
+    while len(samples) < sum(SYMBOL_SAMPLES):
+        sample = reader_sample(rng, draw(rng))
+        if sample is not None:
+            samples.append(sample)
+    with torch.no_grad():
+        features = torch.cat([reader.body(to_tensor([s[0] for s in samples[i:i + 512]])).flatten(1)
+                              for i in range(0, len(samples), 512)])
+    labels = torch.tensor([s[1] for s in samples])
+    weight, bias = reader.classify.weight.detach().flatten(1), reader.classify.bias.detach()
+    others = features @ weight[: dice_net.SYMBOL].T + bias[: dice_net.SYMBOL]  # kept as they are
+    row, row_bias = torch.zeros(weight.shape[1], requires_grad=True), torch.tensor(-5.0, requires_grad=True)
+    opt = torch.optim.Adam([row, row_bias], lr=0.01)
+    for _ in range(steps):
+        loss = F.cross_entropy(torch.cat([others, (features @ row + row_bias)[:, None]], 1), labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    reader.classify.weight.data[dice_net.SYMBOL] = row.detach().reshape(reader.classify.weight.shape[1:])
+    reader.classify.bias.data[dice_net.SYMBOL] = row_bias.detach() - SYMBOL_PRIOR
+    print(f"symbol class fitted on {len(samples)} crops ({SYMBOL_SAMPLES[0]} of {trays} symbol trays), loss {loss.item():.3f}")
+    return reader
 
 
 def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool) -> None:
@@ -584,12 +645,14 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
 
     reader = train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
                           pending=learn_finder_finds, model_file=dice_net.READER_FILE if a.from_models else None)
-    finish_reader(reader, a)
+    finish_reader(reader, a, photos, rng)
     if finder_run.wait():
         raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
 
 
-def finish_reader(reader: Reader, a: argparse.Namespace) -> None:
+def finish_reader(reader: Reader, a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator) -> None:
+    """Fit the symbol class, keep the weights and export."""
+    fit_symbol_class(reader, photos, rng)
     save_checkpoint(reader, a.checkpoint_dir / "reader.pt")
     export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
            dynamic_size=False)
@@ -600,7 +663,8 @@ def main() -> None:
     ap.add_argument("--finder-minutes", type=float, default=9.0)
     ap.add_argument("--reader-minutes", type=float, default=9.0)
     ap.add_argument("--synth-frames", type=int, default=SYNTH_FRAMES)
-    ap.add_argument("--only", choices=["finder", "reader"])
+    ap.add_argument("--only", choices=["finder", "reader", "symbol"],
+                    help="train one network; 'symbol': only fit the committed reader's symbol class")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--checkpoint-dir", type=Path, default=CHECKPOINTS,
@@ -639,7 +703,7 @@ def main() -> None:
         train_side_by_side(a, photos, rng)
         return
     finder_file = dice_net.FINDER_FILE
-    if a.only != "reader":
+    if a.only in (None, "finder"):
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
         finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
                               dice_net.FINDER_FILE if a.from_models else None)
@@ -648,9 +712,11 @@ def main() -> None:
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
         mine_finder_finds(photos, finder_file)
-    if a.only != "finder":
+    if a.only == "symbol":
+        finish_reader(from_model(Reader(), dice_net.READER_FILE), a, photos, rng)
+    elif a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
-                                   model_file=dice_net.READER_FILE if a.from_models else None), a)
+                                   model_file=dice_net.READER_FILE if a.from_models else None), a, photos, rng)
 
 
 if __name__ == "__main__":

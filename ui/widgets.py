@@ -111,7 +111,7 @@ class DiceView(Widget):
             x, y, w, h = self.die_rect(index)
             rgba = colour_rgba(die.colour) if die.certain else UNCERTAIN_RGBA
             doubted = die.value_unsure or die.colour_unsure   # what the reader doubts carries a "?"
-            value = f"{die.value}{'?' if die.value_unsure else ''}" if die.certain else "?"
+            value = f"{die.value_text}{'?' if die.value_unsure and die.certain else ''}"
             colour = f"{die.colour}{'?' if die.colour_unsure else ''}" if die.colour else "?"
             text = label_texture(f"{value} {colour}")
             if text.width > w + dp(12):   # a small die in the picture: its value only; the outline shows its colour

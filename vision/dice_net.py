@@ -4,7 +4,8 @@
   frame scaled to :data:`FINDER_SIZE` on its long side; per cell of a 1/:data:`FINDER_STRIDE`
   grid it gives a die-centre score, the die's side (log pixels) and a sub-cell offset;
 - the *reader* (``dice_reader.onnx``): a classifier of :data:`CROP_SIZE` px crops around each
-  found die (side x :data:`CROP_MARGIN`), giving the top face's value 1-6 or "not a die".
+  found die (side x :data:`CROP_MARGIN`), giving the top face's value 1-6, "not a die", or a die whose
+  top face shows a maker's symbol instead of pips (no number to read).
 
 Both run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
 preparation functions so that crops and inputs match exactly.
@@ -25,7 +26,8 @@ FINDER_STRIDE = 4  # finder output cell, px of the finder's input
 CROP_SIZE = 40  # reader input, px
 CROP_MARGIN = 1.3  # crop side / die side
 NOT_A_DIE = 6  # reader class index after values 1..6 (indices 0..5)
-N_CLASSES = 7
+SYMBOL = 7  # reader class of a die with a symbol on its top face
+N_CLASSES = 8
 
 
 def normalise(image_bgr_u8: np.ndarray) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 Two small networks (vision/dice_net.py) do the work: the finder scores every cell of a
 coarse grid as a die centre and estimates the die's size there; the reader looks at a
-crop around each centre and says which face (1-6) is on top, or that it is not a die.
-A die whose face the reader is not sure of keeps ``value=None``; nothing is guessed.
+crop around each centre and says which face (1-6) is on top, that the top face shows a
+symbol instead of pips, or that it is not a die.  A die whose face the reader is not sure
+of, or that shows a symbol, keeps ``value=None``; nothing is guessed.
 """
 from __future__ import annotations
 
@@ -141,7 +142,7 @@ def _find(image: np.ndarray, params: ReaderParams):
 
 
 def _read_values(image: np.ndarray, finds, params: ReaderParams) -> np.ndarray:
-    """Reader probabilities (n, 7): values 1..6 then not-a-die; a crop the first look is not sure of is looked at
+    """Reader probabilities (n, 8): values 1..6, not-a-die, symbol; a crop the first look is not sure of is looked at
     again a quarter turn further each time, up to ``params.views`` looks, until its averaged answers are sure
     (see ``ReaderParams.sure_at_first_look`` and ``sure_after_turn``)."""
     crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
@@ -157,7 +158,7 @@ def _read_values(image: np.ndarray, finds, params: ReaderParams) -> np.ndarray:
 
 
 def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
-    """The reader's softmax probabilities (n, 7) for a stack of crops."""
+    """The reader's softmax probabilities (n, 8) for a stack of crops."""
     net = _net(dice_net.READER_FILE)
     net.setInput(dice_net.normalise(crops))
     logits = net.forward().reshape(len(crops), dice_net.N_CLASSES)
@@ -181,15 +182,15 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
       between its top face and a side face, is read on its top face.
     """
     finds, probs = list(finds), probs.copy()
-    unsure = np.nonzero((probs[:, : dice_net.NOT_A_DIE].max(axis=1) < params.value_threshold)
+    unsure = np.nonzero((_face_probability(probs) < params.value_threshold)
                         & (probs[:, dice_net.NOT_A_DIE] <= params.not_a_die_threshold))[0]
     for scale in params.second_look_scales if len(unsure) else ():
         rescaled = [(x, y, side * scale, score) for x, y, side, score in (finds[i] for i in unsure)]
         for i, p in zip(unsure, _read_values(image, rescaled, params)):
-            if p[: dice_net.NOT_A_DIE].max() > probs[i, : dice_net.NOT_A_DIE].max():
+            if _face_probability(p) > _face_probability(probs[i]):
                 probs[i] = p
     doubted = [i for i, (find, p) in enumerate(zip(finds, probs))
-               if (not _sure_die(find, p, params) or p[: dice_net.NOT_A_DIE].max() < params.unsure_value)
+               if (not _sure_die(find, p, params) or _face_probability(p) < params.unsure_value)
                and p[dice_net.NOT_A_DIE] < params.shifted_look_skip]
     if not params.shifted_look or not doubted:
         return finds, probs
@@ -200,8 +201,8 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
     for n, i in enumerate(doubted):
         already_die = _sure_die(finds[i], probs[i], params)
         for find, p in zip(moved[4 * n: 4 * n + 4], readings[4 * n: 4 * n + 4]):
-            best = p[: dice_net.NOT_A_DIE].max()
-            if _sure_die(find, p, params) and best > probs[i, : dice_net.NOT_A_DIE].max() and (
+            best = _face_probability(p)
+            if _sure_die(find, p, params) and best > _face_probability(probs[i]) and (
                     not already_die or best >= params.unsure_value):
                 if not already_die:
                     finds[i] = find
@@ -212,7 +213,12 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
 def _sure_die(find, p: np.ndarray, params: ReaderParams) -> bool:
     """Whether the reader takes ``find`` for a die and is sure of its value (a faint find needs more)."""
     not_a_die = params.weak_find_not_a_die if find[3] < params.find_threshold else params.not_a_die_threshold
-    return p[dice_net.NOT_A_DIE] <= not_a_die and p[: dice_net.NOT_A_DIE].max() >= params.value_threshold
+    return p[dice_net.NOT_A_DIE] <= not_a_die and _face_probability(p) >= params.value_threshold
+
+
+def _face_probability(p: np.ndarray) -> np.ndarray:
+    """How sure the reader is of what a die's top face shows (its likeliest value, or a symbol), per row of ``p``."""
+    return np.maximum(p[..., : dice_net.NOT_A_DIE].max(axis=-1), p[..., dice_net.SYMBOL])
 
 
 def _a_group_of_dice(big_find, read, params: ReaderParams) -> bool:
@@ -311,12 +317,14 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
         for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
-            sure = float(p[best])
-            value = best + 1 if sure >= params.value_threshold else None
+            symbol = p[dice_net.SYMBOL] > p[best]
+            sure = float(p[dice_net.SYMBOL] if symbol else p[best])
+            value = best + 1 if sure >= params.value_threshold and not symbol else None
             colour, _, margin = palette.classify_with_margin(lab)
             dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4),
                                    value_unsure=sure < params.unsure_value,
-                                   colour_unsure=colour is not None and margin < params.unsure_colour_margin))
+                                   colour_unsure=colour is not None and margin < params.unsure_colour_margin,
+                                   symbol=bool(symbol)))
     return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "LIGHTS",
     "PIP_COLOURS",
     "PIP_SHAPES",
+    "SYMBOL_KINDS",
     "RenderSettings",
     "SynthDie",
     "pip_layout",
@@ -95,6 +96,7 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
 # (about 3000 K) seen by a camera set for daylight, cool is shade or overcast daylight (about 8000 K)
 # seen by a camera set for indoor light: red / blue about 1.5 and 1 / 1.5.
 PIP_SHAPES = ("round", "ring", "square")
+SYMBOL_KINDS = ("star", "crescent", "sun", "letter")  # what a maker puts on a face in place of its pips
 """Pip shapes :func:`render_scene` draws; the reader's networks were trained on round pips only."""
 MIN_TOP_FACE_SHRINK = 0.3  # the most a slanted camera foreshortens a top face (a tilt of 73 degrees)
 
@@ -124,6 +126,7 @@ class RenderSettings:
     glare_strength: tuple[float, float] = (50.0, 110.0)   # added brightness at a glare spot's centre
     coloured_pips: float = 0.0         # chance that a die has coloured pips instead of black/white
     symbol_faces: float = 0.0          # chance that a die showing 1 or 6 has a maker's symbol there instead of pips
+    symbol_kinds: tuple[str, ...] = SYMBOL_KINDS   # the symbols drawn, each as likely
     pip_shape: str = "round"           # one of PIP_SHAPES: round, ring (engraved outline) or square
     marble: float = 0.1                # chance that a die's plastic is marbled
     slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
@@ -400,7 +403,8 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
     pip = PIP_COLOURS[die.pip_colour]
     rim = tuple(float(v) for v in np.array(pip, np.float32) * 0.55)
     if die.symbol:
-        _draw_symbol(rng, canvas, (centre[0] * k, centre[1] * k), face_side * 0.32 * k, die.angle, pip, body)
+        _draw_symbol(rng, canvas, (centre[0] * k, centre[1] * k), face_side * 0.32 * k, die.angle, pip, body,
+                     cfg.symbol_kinds)
     else:
         for gx, gy in pip_layout(die.value, turned=bool(rng.integers(0, 2))):
             lx, ly = gx * offset, gy * offset
@@ -443,19 +447,39 @@ def _draw_pip(canvas: np.ndarray, centre: tuple[float, float], radius: float, an
 
 
 def _draw_symbol(rng: np.random.Generator, canvas: np.ndarray, centre: tuple[float, float], radius: float,
-                 angle: float, colour: tuple, body: np.ndarray) -> None:
-    """A maker's symbol in place of a face's pips (canvas pixels): a five-pointed star or a crescent moon."""
+                 angle: float, colour: tuple, body: np.ndarray, kinds: tuple[str, ...] = SYMBOL_KINDS) -> None:
+    """A maker's symbol in place of a face's pips (canvas pixels), one of ``kinds`` (see :data:`SYMBOL_KINDS`)."""
     x, y = centre
-    if rng.random() < 0.5:
+    kind = kinds[int(rng.integers(len(kinds)))]
+    if kind == "star":
         turns = angle + np.arange(10) * math.pi / 5 - math.pi / 2
         reach = np.where(np.arange(10) % 2 == 0, radius, radius * 0.42)
         star = np.stack([x + reach * np.cos(turns), y + reach * np.sin(turns)], axis=1)
         cv2.fillPoly(canvas, [np.round(star * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
-        return
-    cv2.circle(canvas, (round(x * 16), round(y * 16)), round(radius * 16), colour, -1, cv2.LINE_AA, 4)
-    bite = (x + 0.45 * radius * math.cos(angle), y + 0.45 * radius * math.sin(angle))
-    cv2.circle(canvas, (round(bite[0] * 16), round(bite[1] * 16)), round(radius * 0.85 * 16),
-               tuple(float(v) for v in body), -1, cv2.LINE_AA, 4)
+    elif kind == "crescent":
+        cv2.circle(canvas, (round(x * 16), round(y * 16)), round(radius * 16), colour, -1, cv2.LINE_AA, 4)
+        bite = (x + 0.45 * radius * math.cos(angle), y + 0.45 * radius * math.sin(angle))
+        cv2.circle(canvas, (round(bite[0] * 16), round(bite[1] * 16)), round(radius * 0.85 * 16),
+                   tuple(float(v) for v in body), -1, cv2.LINE_AA, 4)
+    elif kind == "sun":
+        cv2.circle(canvas, (round(x * 16), round(y * 16)), round(radius * 0.5 * 16), colour, -1, cv2.LINE_AA, 4)
+        for turn in angle + np.arange(8) * math.pi / 4:
+            start = (x + 0.65 * radius * math.cos(turn), y + 0.65 * radius * math.sin(turn))
+            end = (x + radius * math.cos(turn), y + radius * math.sin(turn))
+            cv2.line(canvas, (round(start[0] * 16), round(start[1] * 16)), (round(end[0] * 16), round(end[1] * 16)),
+                     colour, max(1, round(radius * 0.14)), cv2.LINE_AA, 4)
+    else:  # a letter, the maker's initial, drawn on its own square and turned with the die
+        letter = str(rng.choice(list("ABDEGHKMNPRSWZ")))
+        box = max(8, round(radius * 2.4))
+        ink = np.zeros((box, box), np.uint8)
+        scale = box / 30.0
+        (w, h), _ = cv2.getTextSize(letter, cv2.FONT_HERSHEY_DUPLEX, scale, max(1, round(scale * 2.2)))
+        cv2.putText(ink, letter, ((box - w) // 2, (box + h) // 2), cv2.FONT_HERSHEY_DUPLEX, scale, 255,
+                    max(1, round(scale * 2.2)), cv2.LINE_AA)
+        turn = cv2.getRotationMatrix2D((box / 2, box / 2), -math.degrees(angle), 1.0)
+        turn[:, 2] += (x - box / 2, y - box / 2)
+        cover = cv2.warpAffine(ink, turn, canvas.shape[1::-1]).astype(np.float32)[..., None] / 255.0
+        canvas[:] = canvas * (1 - cover) + np.array(colour, np.float32) * cover
 
 
 def _side_values(rng: np.random.Generator, top: int, count: int) -> list[int]:

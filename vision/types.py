@@ -14,7 +14,8 @@ class DieReading:
     the die's colour matches no palette colour.  ``center`` and ``bbox`` (x, y, w, h)
     are in the frame's pixels; ``confidence`` is 0..1.  ``value_unsure`` and ``colour_unsure``
     flag a best guess the reader doubts (a player should confirm it before it is used); a die
-    without a value is always value-unsure.
+    without a value is always value-unsure.  ``symbol`` marks a die whose top face shows a maker's
+    symbol instead of pips: the reader gives it no value; the player says which number it stands for.
     """
 
     value: int | None
@@ -24,6 +25,7 @@ class DieReading:
     confidence: float
     value_unsure: bool = False
     colour_unsure: bool = False
+    symbol: bool = False
 
     def __post_init__(self):
         if self.value is None and not self.value_unsure:
@@ -32,6 +34,11 @@ class DieReading:
     @property
     def certain(self) -> bool:
         return self.value is not None
+
+    @property
+    def value_text(self) -> str:
+        """The value as a player reads it: the number, "symbol" for a symbol face not yet given one, else "?"."""
+        return str(self.value) if self.value is not None else "symbol" if self.symbol else "?"
 
     def needs_check(self, colours_matter: bool = True) -> bool:
         """Whether a player should confirm this die before it is used (its colour only when ``colours_matter``)."""
@@ -64,6 +71,7 @@ class DieReading:
             "bbox": [round(float(c), 1) for c in self.bbox],
             "confidence": round(float(self.confidence), 3),
             "unsure": [what for what, flag in (("value", self.value_unsure), ("colour", self.colour_unsure)) if flag],
+            "symbol": self.symbol,
         }
 
 

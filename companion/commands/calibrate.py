@@ -349,7 +349,7 @@ def _reading_order(dice) -> tuple:
 
 
 def _die_words(die) -> str:
-    value = "no value" if die.value is None else str(die.value)
+    value = "symbol face" if die.symbol and die.value is None else "no value" if die.value is None else str(die.value)
     colour = f" {die.colour}" if die.colour else ""
     return f"{value}{colour} at ({die.center[0]:.0f}, {die.center[1]:.0f})" + ("  (unsure)" if die.needs_check() else "")
 

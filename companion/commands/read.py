@@ -71,8 +71,7 @@ def describe(reading) -> str:
         return f"{reading.image}: no dice ({reading.ms:.0f} ms)"
     parts = []
     for die in sorted(reading.dice, key=lambda d: (d.center[1], d.center[0])):
-        value = "?" if die.value is None else str(die.value)
-        parts.append(f"{value} {die.colour or 'unknown colour'}")
+        parts.append(f"{die.value_text} {die.colour or 'unknown colour'}")
     return f"{reading.image}: {len(reading.dice)} dice: {', '.join(parts)} ({reading.ms:.0f} ms)"
 
 
@@ -87,7 +86,7 @@ def annotate(image, reading, scale: float = 1.0):
         x, y, w, h = (round(v * scale) for v in die.bbox)
         colour = (0, 200, 0) if die.value is not None else (0, 0, 255)
         cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick)
-        label = f"{die.value if die.value is not None else '?'} {die.colour or '-'} {die.confidence:.2f}"
+        label = f"{die.value_text} {die.colour or '-'} {die.confidence:.2f}"
         origin = (x, max(y - 4, 12))
         cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, colour, thick, cv2.LINE_AA)

@@ -184,7 +184,7 @@ def _line(reading: Reading, settle_ms: float | None, truth, as_json: bool) -> st
         return json.dumps(out)
     if reading.error:
         return f"{reading.image}: {reading.error}"
-    dice = ", ".join(f"{'?' if d.value is None else d.value} {d.colour or 'unknown colour'}"
+    dice = ", ".join(f"{d.value_text} {d.colour or 'unknown colour'}"
                      for d in sorted(reading.dice, key=lambda d: (d.center[1], d.center[0]))) or "no dice"
     timing = f" (read {settle_ms:.0f} ms after the dice settled)" if settle_ms is not None else f" ({reading.ms:.0f} ms)"
     return f"{reading.image}: {dice}{timing}"

@@ -88,3 +88,29 @@ def test_a_die_the_reader_missed_is_added_by_a_tap_where_it_lies_while_dice_are_
     assert app.state.dice_to_roll() is None
     ui.tap_at(*view.to_window(*view.frame_to_widget(*missed.center)))
     assert play.die_popup.parent is None and app.reading == []
+
+
+def test_a_die_showing_a_symbol_asks_for_its_number_before_the_roll_is_used(ui):
+    app = ui.launch(camera="usb:9")
+    app.start_game("dairyman", ["Ann", "Bob"], {})
+    ui.pump(3)
+    play = app.screen("play")
+    places = [(90.0 + 150 * (i % 4), 120.0 + 220 * (i // 4)) for i in range(len(ROLL))]
+    dice = tuple(DieReading(None if i == 0 else value, colour, (x, y), (x - 35, y - 35, 70.0, 70.0), 0.9, symbol=i == 0)
+                 for i, ((value, colour), (x, y)) in enumerate(zip(ROLL, places)))   # the first die's 6 is a symbol
+    app._reading_done(Reading(dice), None, settled=False)
+    ui.pump(2)
+    assert app.notice == "1 die shows a symbol: tap to set its number"
+    ui.screenshot("play-symbol-die")
+    events = len(app.session.history())
+    ui.tap(play.ids.accept_button)
+    assert len(app.session.history()) == events                     # not used without its number
+    ui.tap(list(reversed(play.ids.chips.children))[1])
+    ui.pump(2)
+    assert play.die_popup.title.startswith("Die 1: read as symbol white")
+    set_die_in_popup(ui, play.die_popup, "white", 6)
+    assert app.notice == ""
+    ui.tap(play.ids.accept_button)
+    history = app.session.history()
+    assert len(history) == events + 1
+    assert sorted((d["value"], d["colour"]) for d in history[-1]["dice"]) == sorted(ROLL)

@@ -64,6 +64,7 @@ SYMBOL_SAMPLES = (6000, 24000)  # crops of those trays' dice, and other reader s
 SYMBOL_STEPS = 1500
 SYMBOL_PRIOR = 3.0  # log-odds taken off the fitted symbol class: symbol faces are rare at a real table, and at 2 it
 # took real dice with a worn or logo-marked 1 for symbols (docs/benchmarks.md, "Symbol faces as their own answer")
+TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
 
@@ -146,25 +147,23 @@ def negative_photos(count: int) -> list[Photo]:
 def synthetic_tray(i: int) -> Photo:
     """Training tray ``i``: 1-14 dice with its own share of touching dice, glare, coloured pips, marble and a
     slanted camera."""
-    rng = np.random.default_rng(i)
-    kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
-              "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
-              "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT}
-    size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
-    image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
+    image, truth = synth.random_scene(SYNTH_SEED_BASE + i, count=(1, 14), size=TRAY_SIZES[i % 4],
+                                      **tray_settings(np.random.default_rng(i)))
     return Photo(image, [(t.center[0], t.center[1], t.side, t.value) for t in truth], "synth")
+
+
+def tray_settings(rng: np.random.Generator) -> dict:
+    """A training tray's own shares of touching dice, glare, coloured pips, marble and a slanted camera."""
+    return {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
+            "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
+            "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT}
 
 
 def symbol_tray(i: int, kinds: tuple[str, ...] = synth.SYMBOL_KINDS) -> Photo:
     """Symbol tray ``i``: as a training tray, but every 1 and 6 shows one of ``kinds`` of symbol instead of pips; such a
     die's label is the reader's symbol class (its "value" is dice_net.SYMBOL + 1)."""
-    rng = np.random.default_rng([i, 2])
-    kwargs = {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
-              "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
-              "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT,
-              "symbol_faces": 1.0, "symbol_kinds": kinds}
-    size = [(640, 480), (640, 480), (640, 640), (1280, 720)][i % 4]
-    image, truth = synth.random_scene(SYMBOL_SEED_BASE + i, count=(1, 14), size=size, **kwargs)
+    image, truth = synth.random_scene(SYMBOL_SEED_BASE + i, count=(1, 14), size=TRAY_SIZES[i % 4], symbol_faces=1.0,
+                                      symbol_kinds=kinds, **tray_settings(np.random.default_rng([i, 2])))
     return Photo(image, [(t.center[0], t.center[1], t.side, dice_net.SYMBOL + 1 if t.symbol else t.value)
                          for t in truth], "symbols")
 

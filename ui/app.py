@@ -399,9 +399,12 @@ class CompanionApp(App):
 
     def check_words(self) -> str:
         """What the player must still do about the read dice before they can be used, or ""."""
-        unknown = sum(not d.certain for d in self.reading)
+        symbols = sum(d.symbol and not d.certain for d in self.reading)
+        unknown = sum(not d.certain for d in self.reading) - symbols
         doubted = len(self.doubted_dice())
         parts = []
+        if symbols:
+            parts.append(f"{symbols} {'dice show' if symbols > 1 else 'die shows'} a symbol: tap to set its number")
         if unknown:
             parts.append(f"{unknown} {'dice' if unknown > 1 else 'die'} unreadable: tap to set the value")
         if doubted:

@@ -43,7 +43,7 @@ class DiceChips:
         colours = app.die_colours()
         content = BoxLayout(orientation="vertical", spacing=dp(8))
         step = "tap colour, then value" if colours else "tap its value"
-        read_as = f"{die.value or '?'} {die.colour or ''}".strip() if die else ""
+        read_as = f"{die.value_text} {die.colour or ''}".strip() if die else ""
         title = (f"Die {index + 1}: read as {read_as}: {step}" if die else
                  f"Add the die you tapped: {step}" if at else f"Add a die: {step}")
         popup = Popup(title=title, title_size="19sp", content=content, size_hint=(0.94, 0.86),

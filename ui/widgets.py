@@ -114,8 +114,9 @@ class DiceView(Widget):
             value = f"{die.value_text}{'?' if die.value_unsure and die.certain else ''}"
             colour = f"{die.colour}{'?' if die.colour_unsure else ''}" if die.colour else "?"
             text = label_texture(f"{value} {colour}")
-            if text.width > w + dp(12):   # a small die in the picture: its value only; the outline shows its colour
-                text = label_texture(f"{value}?" if die.colour_unsure and not die.value_unsure else value)
+            if text.width > w + dp(12):   # a small die in the picture: its value only ("?" for a die without one)
+                short = value if die.certain else "?"
+                text = label_texture(f"{short}?" if die.colour_unsure and not die.value_unsure else short)
             tx, ty = x + w / 2 - text.width / 2, y + h + dp(1)
             with self.canvas.after:
                 Color(0, 0, 0, 0.8)

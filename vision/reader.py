@@ -211,7 +211,7 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
 
 
 def _sure_die(find, p: np.ndarray, params: ReaderParams) -> bool:
-    """Whether the reader takes ``find`` for a die and is sure of its value (a faint find needs more)."""
+    """Whether the reader takes ``find`` for a die and is sure of its face (a faint find needs more)."""
     not_a_die = params.weak_find_not_a_die if find[3] < params.find_threshold else params.not_a_die_threshold
     return p[dice_net.NOT_A_DIE] <= not_a_die and _face_probability(p) >= params.value_threshold
 

@@ -96,8 +96,8 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], str]] = {
 # (about 3000 K) seen by a camera set for daylight, cool is shade or overcast daylight (about 8000 K)
 # seen by a camera set for indoor light: red / blue about 1.5 and 1 / 1.5.
 PIP_SHAPES = ("round", "ring", "square")
-SYMBOL_KINDS = ("star", "crescent", "sun", "letter")  # what a maker puts on a face in place of its pips
 """Pip shapes :func:`render_scene` draws; the reader's networks were trained on round pips only."""
+SYMBOL_KINDS = ("star", "crescent", "sun", "letter")  # what a maker puts on a face in place of its pips
 MIN_TOP_FACE_SHRINK = 0.3  # the most a slanted camera foreshortens a top face (a tilt of 73 degrees)
 
 LIGHTS: dict[str, tuple[float, float, float]] = {

@@ -25,7 +25,7 @@ from calibration.learn_dice import (
     learn_my_dice,
     leave_one_roll_out,
 )
-from vision import public_sets, variants
+from vision import public_sets, synth, variants
 from vision.image_files import load_scaled_image
 from vision.reader import read_frame
 
@@ -99,3 +99,42 @@ def learn_my_dice_gain(sets=public_sets.SETS, conditions=CONDITIONS, groups: int
             out.setdefault(name, {})[condition] = {"before": _figures(before), "after": _figures(after),
                                                    "learn_seconds": round(statistics.median(seconds), 2)}
     return out
+
+
+def symbol_set_rolls(kind: str, count: int, seed: int = 0) -> list[ConfirmedRoll]:
+    """``count`` rendered rolls of one set whose 6 bears a ``kind`` symbol (:data:`vision.synth.SYMBOL_KINDS`; no 1s,
+    which would bear it too), on one table, confirmed as a player would (as :func:`confirmed_rolls`)."""
+    rng = np.random.default_rng(seed)
+    colour, table = str(rng.choice(list(synth.DIE_COLOURS))), str(rng.choice(list(synth.BACKGROUNDS)))
+    rolls = []
+    for i in range(count):
+        values = rng.choice([2, 3, 4, 5, 6], int(rng.integers(4, 9)))
+        image, truth = synth.render_scene([(int(v), colour) for v in values], seed=seed * 100 + i, background=table,
+                                          symbol_faces=1.0, symbol_kinds=(kind,))
+        reading = read_frame(image)
+        added_side = added_die_side([d.bbox[2] for d in reading.dice], image.shape)
+        dice = []
+        for t in truth:
+            near = [d for d in reading.dice if np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]) < t.side / 2]
+            dice.append(ConfirmedDie(near[0].center, near[0].bbox[2], t.value, t.colour) if near
+                        else ConfirmedDie(t.center, added_side, t.value, t.colour))
+        rolls.append(ConfirmedRoll(image, tuple(dice)))
+    return rolls
+
+
+def symbol_face_learnt(sets_per_kind: int = 2, threads: int = 1) -> dict:
+    """``{kind: {"before", "after", "learnt_as_six"}}``: leave-one-roll-out on rendered sets whose 6 bears a symbol,
+    :data:`ROLLS` rolls a set, and in how many of the sets learning from all the rolls took the symbol for a 6."""
+    cv2.setNumThreads(threads)
+    out: dict = {}
+    for k, kind in enumerate(synth.SYMBOL_KINDS):
+        before = after = RollScore(0, 0, 0, 0, 0)
+        sixes = 0
+        for n in range(sets_per_kind):
+            rolls = symbol_set_rolls(kind, ROLLS, seed=1000 + 10 * k + n)
+            result = leave_one_roll_out(rolls)
+            before, after = before + result.before, after + result.after
+            sixes += learn_my_dice(rolls).my_dice.symbol_value == 6
+        out[kind] = {"before": _figures(before), "after": _figures(after), "learnt_as_six": f"{sixes} of {sets_per_kind}"}
+    return out
+

@@ -11,7 +11,10 @@ added).  From those confirmed rolls :func:`learn_my_dice` learns
   (side faces, tokens, text);
 - the camera's **slant**: a camera looking at the tray from an angle squashes the faces; of
   :data:`VIEWS`, the stretch that reads the confirmed rolls best undoes it (:mod:`vision.view`);
-- the **finder's thresholds**: the pair of :data:`FIND_SETTINGS` that reads the confirmed rolls best.
+- the **finder's thresholds**: the pair of :data:`FIND_SETTINGS` that reads the confirmed rolls best;
+- the **number of the set's symbol face**: a set whose 6 (say) bears the maker's symbol is read with that
+  symbol as a 6 from then on, once the player gave every die read as that symbol one number
+  (:data:`MIN_SYMBOL_DICE` of them at least; a set with symbols on two faces keeps asking).
 
 A slant, thresholds or palette other than the reader's own are kept only when they read :data:`MIN_GAIN`
 more of the confirmed dice right (the palette: name more of their colours right, each roll judged by what
@@ -53,6 +56,8 @@ MATCH_SHARE = 0.5
 #: A slant, threshold or palette other than the reader's own is taken only when it reads this share more of
 #: the confirmed dice right (a gain of one die in a few rolls may be luck that does not carry to the next roll).
 MIN_GAIN = 0.04
+#: The number of a symbol face is learnt from at least this many dice read as a symbol, all given that number.
+MIN_SYMBOL_DICE = 2
 MIN_ROLLS = 2
 """Fewer confirmed rolls than this are refused: one roll cannot be checked against another."""
 LESSON_ROLLS = 5
@@ -224,25 +229,27 @@ class RollScore:
         return self.right_colours / max(self.dice, 1)
 
 
-def score_reading(reading: Reading, roll: ConfirmedRoll) -> RollScore:
-    """Pair ``reading``'s dice with the confirmed ones (nearest centres first) and count."""
-    pairs = []
+def paired(reading: Reading, roll: ConfirmedRoll) -> list[tuple[int, int]]:
+    """(confirmed die, reading's die) index pairs, nearest centres first, each die in one pair at most."""
+    gaps = []
     for i, die in enumerate(roll.dice):
         for j, found in enumerate(reading.dice):
             gap = float(np.hypot(found.center[0] - die.center[0], found.center[1] - die.center[1]))
             if gap <= MATCH_SHARE * die.side:
-                pairs.append((gap, i, j))
-    used_dice, used_finds = set(), set()
-    values = colours = 0
-    for _, i, j in sorted(pairs):
-        if i in used_dice or j in used_finds:
-            continue
-        used_dice.add(i)
-        used_finds.add(j)
-        values += reading.dice[j].value == roll.dice[i].value
-        colours += roll.dice[i].colour is not None and reading.dice[j].colour == roll.dice[i].colour
-    return RollScore(len(roll.dice), values, colours, len(roll.dice) - len(used_dice),
-                     len(reading.dice) - len(used_finds))
+                gaps.append((gap, i, j))
+    pairs: list[tuple[int, int]] = []
+    for _, i, j in sorted(gaps):
+        if all(i != a and j != b for a, b in pairs):
+            pairs.append((i, j))
+    return pairs
+
+
+def score_reading(reading: Reading, roll: ConfirmedRoll) -> RollScore:
+    """Pair ``reading``'s dice with the confirmed ones (:func:`paired`) and count."""
+    pairs = paired(reading, roll)
+    values = sum(reading.dice[j].value == roll.dice[i].value for i, j in pairs)
+    colours = sum(roll.dice[i].colour is not None and reading.dice[j].colour == roll.dice[i].colour for i, j in pairs)
+    return RollScore(len(roll.dice), values, colours, len(roll.dice) - len(pairs), len(reading.dice) - len(pairs))
 
 
 def _check(rolls: Sequence[ConfirmedRoll]) -> None:
@@ -324,7 +331,18 @@ def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None
     learnt = _best(base, palette, rolls, [replace(learnt, view_angle_deg=a, view_stretch=s) for a, s in VIEWS])
     learnt = _best(base, palette, rolls, [replace(learnt, find_threshold=f, not_a_die_threshold=n)
                                           for f, n in FIND_SETTINGS])
+    learnt = replace(learnt, symbol_value=_symbol_value(replace(base, palette=palette, my_dice=learnt), rolls))
     return replace(base, palette=palette, my_dice=learnt)
+
+
+def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | None:
+    """The number the player gave every die ``profile`` reads as a symbol in ``rolls``, if they gave at least
+    :data:`MIN_SYMBOL_DICE` such dice one and the same number; else None."""
+    given = []
+    for roll in rolls:
+        reading = profile.read(roll.image)
+        given += [roll.dice[i].value for i, j in paired(reading, roll) if reading.dice[j].symbol]
+    return given[0] if len(given) >= MIN_SYMBOL_DICE and len(set(given)) == 1 else None
 
 
 def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: list[MyDice]) -> MyDice:

@@ -104,8 +104,8 @@ class DieSize:
 @dataclass(frozen=True)
 class MyDice:
     """What "learn my dice" (:mod:`calibration.learn_dice`) learnt of the player's own set besides its
-    palette: the dice's side range in the picture, the camera's slant and the finder's thresholds that
-    read the set best."""
+    palette: the dice's side range in the picture, the camera's slant, the finder's thresholds that
+    read the set best and the number its symbol face stands for."""
 
     rolls: int                  # confirmed rolls it was learnt from
     dice: int                   # confirmed dice in them
@@ -115,13 +115,15 @@ class MyDice:
     not_a_die_threshold: float
     view_angle_deg: float = 0.0   # a slanted camera's squash, undone by stretching the frame this way
     view_stretch: float = 1.0     # ... by this factor (1: the camera looks straight down)
+    symbol_value: int | None = None   # the number the set's symbol face stands for (None: none learnt)
 
     def reader_params(self):
         """The reader's parameters for this set, in the stretched frame's pixels."""
         from vision.reader import DEFAULT_PARAMS
 
         return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px * self.view_stretch,
-                       find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold)
+                       find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold,
+                       symbol_value=self.symbol_value)
 
     def read(self, frame: np.ndarray, palette: Palette | None = None):
         """Read ``frame`` as this set is best read: the camera's slant undone, finds of other sizes
@@ -208,6 +210,7 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
             "not_a_die_threshold": float(profile.my_dice.not_a_die_threshold),
             "view_angle_deg": float(profile.my_dice.view_angle_deg),
             "view_stretch": float(profile.my_dice.view_stretch),
+            "symbol_value": profile.my_dice.symbol_value,
         },
         "palette": {
             "max_distance": float(profile.palette.max_distance),
@@ -297,6 +300,7 @@ RANGES: dict[str, Range] = {
     "my_dice.not_a_die_threshold": Range(0.01, 0.99),
     "my_dice.view_angle_deg": Range(0, 180),
     "my_dice.view_stretch": Range(1, 4),
+    "my_dice.symbol_value": Range(1, 6),
     "palette.max_distance": Range(0.1, 100),
     "palette.lightness_weight": Range(0.01, 100),
     "palette.colour.centre_lab": Range(-128, 128),   # L (0 to 100) and the signed a and b all lie in it
@@ -395,14 +399,14 @@ def profile_from_dict(data: dict, source: str = "profile") -> Profile:
 
 
 MY_DICE_FIELDS = ("rolls", "dice", "min_side_px", "max_side_px", "find_threshold", "not_a_die_threshold",
-                  "view_angle_deg", "view_stretch")
+                  "view_angle_deg", "view_stretch", "symbol_value")
 
 
 def _read_my_dice(f: _Fields) -> MyDice:
     learnt = MyDice(f.integer("rolls", _REQUIRED), f.integer("dice", _REQUIRED), f.number("min_side_px", _REQUIRED),
                     f.number("max_side_px", _REQUIRED), f.number("find_threshold", _REQUIRED),
                     f.number("not_a_die_threshold", _REQUIRED), f.number("view_angle_deg", 0.0),
-                    f.number("view_stretch", 1.0))
+                    f.number("view_stretch", 1.0), f.integer("symbol_value"))
     if learnt.min_side_px >= learnt.max_side_px:
         raise f.fail("max_side_px", f"larger than my_dice.min_side_px ({learnt.min_side_px:g})")
     return learnt

@@ -27,7 +27,7 @@ from calibration.learn_dice import (
 from calibration.profile import MyDice, Profile, load_profile, profile_from_text, save_profile
 from calibration.toml_writer import dumps
 from companion.errors import UserError
-from vision import variants
+from vision import synth, variants
 from vision.colour import default_palette
 from vision.reader import read_frame
 
@@ -171,10 +171,31 @@ def test_a_palette_learnt_under_a_strong_cast_names_other_rolls_better_unseen_co
     assert after > before and after_unseen > before_unseen
 
 
+def symbol_roll(seed: int, values: list[int]) -> ConfirmedRoll:
+    """A rendered roll of ``values`` whose 1s and 6s show a star, confirmed as the player would: every die's number."""
+    rng = np.random.default_rng(seed)
+    dice = [(int(v), str(rng.choice(["white", "red", "blue"]))) for v in rng.choice(values, 7)]
+    image, truth = synth.render_scene(dice, seed=seed, die_size=(55, 65), symbol_faces=1.0, symbol_kinds=("star",))
+    return ConfirmedRoll(image, tuple(ConfirmedDie(t.center, t.side, t.value, t.colour) for t in truth))
+
+
+def test_the_number_of_a_sets_symbol_face_is_learnt_and_a_set_with_two_symbols_keeps_asking():
+    rolls = [symbol_roll(seed, [2, 3, 4, 5, 6, 6]) for seed in range(40, 43)]   # the set's 6 bears a star
+    sixes = [(d.value, d.symbol) for r in rolls for d in read_frame(r.image).dice if d.symbol]
+    assert len(sixes) >= 3 and all(value is None for value, _ in sixes)         # unlearnt: asked, never guessed
+    learnt = learn_my_dice(rolls)
+    assert learnt.my_dice.symbol_value == 6
+    new = symbol_roll(50, [2, 3, 4, 5, 6, 6])
+    before, after = score_reading(read_frame(new.image), new), score_reading(learnt.read(new.image), new)
+    assert after.right_values > before.right_values and after.extra == before.extra
+    both = [symbol_roll(seed, [1, 1, 3, 6, 6]) for seed in range(60, 63)]       # stars on the 1 and the 6
+    assert learn_my_dice(both).my_dice.symbol_value is None
+
+
 def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
     rolls = [confirmed(cv2.imread(str(BYLER / e["image"])), e["dice"]) for e in ENTRIES[:2]]
     learnt = replace(learn_my_dice(rolls, Profile(name="kitchen")),
-                     my_dice=MyDice(2, 12, 40.0, 160.0, 0.4, 0.3, 90.0, 1.3))
+                     my_dice=MyDice(2, 12, 40.0, 160.0, 0.4, 0.3, 90.0, 1.3, 6))
     path = save_profile(learnt, tmp_path / "profile.toml")
     loaded = load_profile(path)
     assert loaded.my_dice == learnt.my_dice and loaded.name == "kitchen"
@@ -185,7 +206,8 @@ def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
 
 @pytest.mark.parametrize("field, value, says", [("view_stretch", 9.0, "view_stretch must be a number from 1 to 4"),
                                                 ("max_side_px", 10.0, "larger than my_dice.min_side_px"),
-                                                ("rolls", 2.5, "rolls must be a whole number")])
+                                                ("rolls", 2.5, "rolls must be a whole number"),
+                                                ("symbol_value", 7, "symbol_value must be a whole number from 1 to 6")])
 def test_a_broken_learnt_dice_section_is_one_line(field, value, says):
     data = {"version": 1, "my_dice": {"rolls": 2, "dice": 12, "min_side_px": 40.0, "max_side_px": 160.0,
                                       "find_threshold": 0.3, "not_a_die_threshold": 0.5, field: value}}

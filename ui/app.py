@@ -570,7 +570,8 @@ class CompanionApp(App):
         self.lesson = None
         self.lesson_text = ""
         self.show("settings")
-        self.notice = f"learnt your dice from {result.my_dice.rolls} rolls: the reader uses them from now on"
+        symbol = f"; their symbol face counts as a {result.my_dice.symbol_value}" if result.my_dice.symbol_value else ""
+        self.notice = f"learnt your dice from {result.my_dice.rolls} rolls: the reader uses them from now on{symbol}"
 
     def cancel_lesson(self) -> None:
         self.lesson = None

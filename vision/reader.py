@@ -65,6 +65,8 @@ class ReaderParams:
     zoom_share: float = 0.5  # ... whose detail (vision/region.py) lies within this share of its long side is read in
     # that part alone, so that dice far below the camera are not shrunk to a few pixels for the finder (0: never)
     region: RegionParams = DEFAULT_REGION  # how that part is found
+    symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
+    # given to a die read as a symbol; None: such a die has no value and the player gives it one
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -319,7 +321,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             symbol = p[dice_net.SYMBOL] > p[best]
             sure = float(p[dice_net.SYMBOL] if symbol else p[best])
-            value = best + 1 if sure >= params.value_threshold and not symbol else None
+            value = (params.symbol_value if symbol else best + 1) if sure >= params.value_threshold else None
             colour, _, margin = palette.classify_with_margin(lab)
             dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4),
                                    value_unsure=sure < params.unsure_value,

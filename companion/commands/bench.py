@@ -16,7 +16,7 @@ SUBJECTS = {
     "camera": [("companion.bench_camera", "settle_to_reading")],
     "sessions": [("companion.session", "bench_sessions")],
     "calibration": [("calibration.bench", "run_all")],
-    "learn": [("calibration.bench_learn", "learn_my_dice_gain")],
+    "learn": [("calibration.bench_learn", "learn_my_dice_gain"), ("calibration.bench_learn", "symbol_face_learnt")],
     "ui": [("ui.bench", "bench_ui")],
     "soak": [("companion.bench_soak", "soak_watch"), ("ui.soak", "peak_memory_full_hd"), ("ui.soak", "soak_app")],
     "advice": [("companion.bench_advice", "dairyman_tournaments"), ("companion.bench_advice", "derby_tournaments")],

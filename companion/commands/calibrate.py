@@ -335,7 +335,8 @@ def _learn_my_dice(args, output: Path) -> int:
     console.say(f"learnt from {mine.rolls} rolls ({mine.dice} dice): dice {mine.min_side_px:g}-{mine.max_side_px:g} px, "
                 f"{len(learnt.palette.colours)} colour shades"
                 + (f", the camera's slant undone (x{mine.view_stretch:g} at {mine.view_angle_deg:g} degrees)"
-                   if mine.view_stretch != 1 else ""))
+                   if mine.view_stretch != 1 else "")
+                + (f", the symbol face read as a {mine.symbol_value}" if mine.symbol_value else ""))
     console.say(f"each roll read by what the others taught: {_share(check.before.die_acc)} of dice right before, "
                 f"{_share(check.after.die_acc)} after (colours {_share(check.before.colour_acc)} -> "
                 f"{_share(check.after.colour_acc)})")

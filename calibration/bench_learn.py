@@ -7,7 +7,8 @@ confirmed as the player would confirm it: the reader's finds that pair with a la
 place and take the label's value and colour, finds that pair with none are struck out, missed
 dice with a labelled box are added where they lie, as big as the app makes a die tapped in.  Within
 each group every roll is left out in turn, the rest learnt from, and the left-out roll read before
-and after.
+and after.  :func:`symbol_face_learnt` does the same with rendered sets whose 6 bears a maker's symbol, which
+no public photo shows.
 """
 from __future__ import annotations
 
@@ -106,11 +107,12 @@ def symbol_set_rolls(kind: str, count: int, seed: int = 0) -> list[ConfirmedRoll
     which would bear it too), on one table, confirmed as a player would (as :func:`confirmed_rolls`)."""
     rng = np.random.default_rng(seed)
     colour, table = str(rng.choice(list(synth.DIE_COLOURS))), str(rng.choice(list(synth.BACKGROUNDS)))
+    side = float(rng.uniform(40, 90))  # one set under one camera: its dice are one size in every roll
     rolls = []
     for i in range(count):
         values = rng.choice([2, 3, 4, 5, 6], int(rng.integers(4, 9)))
         image, truth = synth.render_scene([(int(v), colour) for v in values], seed=seed * 100 + i, background=table,
-                                          symbol_faces=1.0, symbol_kinds=(kind,))
+                                          die_size=(side, side * 1.1), symbol_faces=1.0, symbol_kinds=(kind,))
         reading = read_frame(image)
         added_side = added_die_side([d.bbox[2] for d in reading.dice], image.shape)
         dice = []

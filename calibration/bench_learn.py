@@ -139,4 +139,3 @@ def symbol_face_learnt(sets_per_kind: int = 2, threads: int = 1) -> dict:
             sixes += learn_my_dice(rolls).my_dice.symbol_value == 6
         out[kind] = {"before": _figures(before), "after": _figures(after), "learnt_as_six": f"{sixes} of {sets_per_kind}"}
     return out
-

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -25,6 +26,7 @@ from calibration.learn_dice import (
     added_die_side,
     learn_my_dice,
     leave_one_roll_out,
+    paired,
 )
 from vision import public_sets, synth, variants
 from vision.image_files import load_scaled_image
@@ -113,14 +115,13 @@ def symbol_set_rolls(kind: str, count: int, seed: int = 0) -> list[ConfirmedRoll
         values = rng.choice([2, 3, 4, 5, 6], int(rng.integers(4, 9)))
         image, truth = synth.render_scene([(int(v), colour) for v in values], seed=seed * 100 + i, background=table,
                                           die_size=(side, side * 1.1), symbol_faces=1.0, symbol_kinds=(kind,))
+        rendered = ConfirmedRoll(image, tuple(ConfirmedDie(t.center, t.side, t.value, t.colour) for t in truth))
         reading = read_frame(image)
+        found = {n: reading.dice[j] for n, j in paired(reading, rendered)}
         added_side = added_die_side([d.bbox[2] for d in reading.dice], image.shape)
-        dice = []
-        for t in truth:
-            near = [d for d in reading.dice if np.hypot(d.center[0] - t.center[0], d.center[1] - t.center[1]) < t.side / 2]
-            dice.append(ConfirmedDie(near[0].center, near[0].bbox[2], t.value, t.colour) if near
-                        else ConfirmedDie(t.center, added_side, t.value, t.colour))
-        rolls.append(ConfirmedRoll(image, tuple(dice)))
+        rolls.append(ConfirmedRoll(image, tuple(
+            replace(die, center=found[n].center, side=found[n].bbox[2]) if n in found else replace(die, side=added_side)
+            for n, die in enumerate(rendered.dice))))
     return rolls
 
 

@@ -15,7 +15,8 @@ class DieReading:
     are in the frame's pixels; ``confidence`` is 0..1.  ``value_unsure`` and ``colour_unsure``
     flag a best guess the reader doubts (a player should confirm it before it is used); a die
     without a value is always value-unsure.  ``symbol`` marks a die whose top face shows a maker's
-    symbol instead of pips: the reader gives it no value; the player says which number it stands for.
+    symbol instead of pips: it has no value unless "learn my dice" learnt which number the player's
+    symbol stands for (``ReaderParams.symbol_value``); else the player says.
     """
 
     value: int | None

@@ -64,6 +64,12 @@ SYMBOL_SAMPLES = (6000, 24000)  # crops of those trays' dice, and other reader s
 SYMBOL_STEPS = 1500
 SYMBOL_PRIOR = 3.0  # log-odds taken off the fitted symbol class: symbol faces are rare at a real table, and at 2 it
 # took real dice with a worn or logo-marked 1 for symbols (docs/benchmarks.md, "Symbol faces as their own answer")
+PRINT_PICTURES = 300  # pictures of pip prints (domino halves, dots printed on cards) the print check learns from
+PRINT_SEED_BASE = 800_000  # far from the false-positive benchmark's seeds 0-29
+PRINT_HIDDEN = 32  # units of the print check's one hidden layer
+PRINT_STEPS = 1500
+PRINT_DIE_CROPS = 12000  # most crops of dice and other finds it learns "not a print" from
+PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
@@ -235,6 +241,31 @@ class Reader(nn.Module):
 
     def forward(self, x):
         return self.classify(self.body(x))  # (n, classes, 1, 1): no Flatten/Gemm for OpenCV's importer
+
+
+class ReaderWithFeatures(nn.Module):
+    """The reader as exported: its answers ("out") and the features they are made from ("features"), which the
+    print check reads."""
+
+    def __init__(self, reader: Reader):
+        super().__init__()
+        self.reader = reader
+
+    def forward(self, x):
+        features = self.reader.body(x)
+        return self.reader.classify(features), features
+
+
+class PrintCheck(nn.Module):
+    """The reader's features of a die's crop and of a crop CONTEXT_SCALE times as wide (256 channels) -> the
+    log-odds that the find is dots printed on something flat (a domino half, a card), not a die."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Conv2d(256, PRINT_HIDDEN, 1), nn.ReLU(), nn.Conv2d(PRINT_HIDDEN, 1, 1))
+
+    def forward(self, x):
+        return self.layers(x)
 
 
 def from_model(net: nn.Module, model_file: Path) -> nn.Module:
@@ -604,12 +635,54 @@ def fit_symbol_class(reader: Reader, photos: list[Photo], rng: np.random.Generat
     return reader
 
 
-def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool) -> None:
+def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generator) -> PrintCheck:
+    """Teach the print check (the reader's features frozen) to tell the finder's finds on PRINT_PICTURES pictures of
+    pip prints from its finds on dice and elsewhere in ``photos``, a real photo's die weighing PRINT_REAL_DIE_WEIGHT."""
+    from vision.synth_negatives import render_negative
+
+    prints = [Photo(render_negative(PRINT_SEED_BASE + i, "pip prints"), [], "prints") for i in range(PRINT_PICTURES)]
+    mine_finder_finds(prints, dice_net.FINDER_FILE)
+    finds = [(p, x, y, side, 1.0, 1.0) for p in prints for x, y, side in p.hard_negatives]
+    others = []
+    for photo in photos:
+        weight = 1.0 if photo.source in ("synth", "negatives") else PRINT_REAL_DIE_WEIGHT
+        on_dice = photo.finder_views or photo.dice
+        others += [(photo, x, y, side, 0.0, weight) for x, y, side, _ in on_dice]
+        others += [(photo, x, y, side, 0.0, 1.0) for x, y, side in photo.hard_negatives[:5]]
+    picked = rng.permutation(len(others))[:PRINT_DIE_CROPS]
+    finds += [others[i] for i in picked]
+    features = []
+    reader.eval()
+    with torch.no_grad():
+        for start in range(0, len(finds), 256):
+            batch = finds[start:start + 256]
+            turns = rng.integers(0, 4, len(batch)) * 90.0
+            crops = [[dice_net.crop_die(p.image, (x, y), side * scale, turn) for (p, x, y, side, _, _), turn in zip(batch, turns)]
+                     for scale in (1.0, dice_net.CONTEXT_SCALE)]
+            features.append(torch.cat([reader.body(to_tensor(c)) for c in crops], 1))
+    features = torch.cat(features)
+    labels, weights = (torch.tensor([f[k] for f in finds]) for k in (4, 5))
+    check = PrintCheck()
+    opt = torch.optim.Adam(check.parameters(), lr=0.01, weight_decay=1e-4)
+    for _ in range(PRINT_STEPS):
+        loss = (F.binary_cross_entropy_with_logits(check(features).flatten(), labels, reduction="none") * weights).sum() / weights.sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        said = torch.sigmoid(check(features).flatten()) >= 0.9
+    print(f"print check fitted on {len(finds)} finds ({int(labels.sum())} on prints), loss {loss.item():.3f}; "
+          f"prints caught {said[labels == 1].float().mean():.3f}, others taken for prints {int(said[labels == 0].sum())}")
+    return check
+
+
+def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool,
+           outputs: tuple[str, ...] = ("out",)) -> None:
     net.eval().to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
     axes = {0: "n", 2: "h", 3: "w"} if dynamic_size else {0: "n"}
     torch.onnx.export(net, example, str(path), dynamo=False, opset_version=13, input_names=["image"],
-                      output_names=["out"], dynamic_axes={"image": axes, "out": {0: "n"}})
+                      output_names=list(outputs), dynamic_axes={"image": axes, **{name: {0: "n"} for name in outputs}})
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
 
 
@@ -649,12 +722,16 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
         raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
 
 
-def finish_reader(reader: Reader, a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator) -> None:
-    """Fit the symbol class, keep the weights and export."""
-    fit_symbol_class(reader, photos, rng)
+def finish_reader(reader: Reader, a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator,
+                  symbol: bool = True) -> None:
+    """Fit the symbol class (unless ``symbol`` is False) and the print check, keep the weights and export."""
+    if symbol:
+        fit_symbol_class(reader, photos, rng)
+    check = fit_print_check(reader, photos, rng)
     save_checkpoint(reader, a.checkpoint_dir / "reader.pt")
-    export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
-           dynamic_size=False)
+    export(ReaderWithFeatures(reader), a.out_dir / dice_net.READER_FILE.name,
+           torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE), dynamic_size=False, outputs=("out", "features"))
+    export(check, a.out_dir / dice_net.PRINT_CHECK_FILE.name, torch.zeros(1, 256, 1, 1), dynamic_size=False)
 
 
 def main() -> None:
@@ -662,8 +739,9 @@ def main() -> None:
     ap.add_argument("--finder-minutes", type=float, default=9.0)
     ap.add_argument("--reader-minutes", type=float, default=9.0)
     ap.add_argument("--synth-frames", type=int, default=SYNTH_FRAMES)
-    ap.add_argument("--only", choices=["finder", "reader", "symbol"],
-                    help="train one network; 'symbol': only fit the committed reader's symbol class")
+    ap.add_argument("--only", choices=["finder", "reader", "symbol", "print"],
+                    help="train one network; 'symbol': only fit the committed reader's symbol class and print check; "
+                         "'print': only fit the print check")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--checkpoint-dir", type=Path, default=CHECKPOINTS,
@@ -711,8 +789,8 @@ def main() -> None:
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
         mine_finder_finds(photos, finder_file)
-    if a.only == "symbol":
-        finish_reader(from_model(Reader(), dice_net.READER_FILE), a, photos, rng)
+    if a.only in ("symbol", "print"):
+        finish_reader(from_model(Reader(), dice_net.READER_FILE), a, photos, rng, symbol=a.only == "symbol")
     elif a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
                                    model_file=dice_net.READER_FILE if a.from_models else None), a, photos, rng)

@@ -1,13 +1,17 @@
-"""The two small networks behind the reader and the image preparation they share with training.
+"""The small networks behind the reader and the image preparation they share with training.
 
 - the *finder* (``dice_finder.onnx``): a fully-convolutional centre-heatmap network run on the
   frame scaled to :data:`FINDER_SIZE` on its long side; per cell of a 1/:data:`FINDER_STRIDE`
   grid it gives a die-centre score, the die's side (log pixels) and a sub-cell offset;
 - the *reader* (``dice_reader.onnx``): a classifier of :data:`CROP_SIZE` px crops around each
   found die (side x :data:`CROP_MARGIN`), giving the top face's value 1-6, "not a die", or a die whose
-  top face shows a maker's symbol instead of pips (no number to read).
+  top face shows a maker's symbol instead of pips (no number to read); it also gives the features its
+  answers are made from;
+- the *print check* (``print_check.onnx``): from the reader's features of a find's crop and of one
+  :data:`CONTEXT_SCALE` times as wide, the log-odds that the find is dots printed on something flat (a
+  domino half, a card), not a die.
 
-Both run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
+All run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
 preparation functions so that crops and inputs match exactly.
 """
 from __future__ import annotations
@@ -20,11 +24,13 @@ import numpy as np
 MODEL_DIR = Path(__file__).with_name("models")
 FINDER_FILE = MODEL_DIR / "dice_finder.onnx"
 READER_FILE = MODEL_DIR / "dice_reader.onnx"
+PRINT_CHECK_FILE = MODEL_DIR / "print_check.onnx"
 
 FINDER_SIZE = 384  # long side of the frame as the finder sees it, px
 FINDER_STRIDE = 4  # finder output cell, px of the finder's input
 CROP_SIZE = 40  # reader input, px
 CROP_MARGIN = 1.3  # crop side / die side
+CONTEXT_SCALE = 2.0  # the print check's second crop is this many times as wide as the die's
 NOT_A_DIE = 6  # reader class index after values 1..6 (indices 0..5)
 SYMBOL = 7  # reader class of a die with a symbol on its top face
 N_CLASSES = 8

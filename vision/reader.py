@@ -66,6 +66,9 @@ class ReaderParams:
     zoom_share: float = 0.5  # ... whose detail (vision/region.py) lies within this share of its long side is read in
     # that part alone, so that dice far below the camera are not shrunk to a few pixels for the finder (0: never)
     region: RegionParams = DEFAULT_REGION  # how that part is found
+    print_check: float = 0.9  # a die read with a confidence below print_check_below is dropped when the print check
+    print_check_below: float = 0.5  # (dice_net.PRINT_CHECK_FILE) gives it at least this probability of being dots
+    # printed on something flat, a domino half or a card, from its crop and a wider one (1.0: never)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
 
@@ -164,10 +167,34 @@ def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
     """The reader's softmax probabilities (n, 8) for a stack of crops."""
     net = _net(dice_net.READER_FILE)
     net.setInput(dice_net.normalise(crops))
-    logits = net.forward().reshape(len(crops), dice_net.N_CLASSES)
+    logits = net.forward("out").reshape(len(crops), dice_net.N_CLASSES)
     logits = logits - logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
     return probs / probs.sum(axis=1, keepdims=True)
+
+
+def _print_probability(image: np.ndarray, finds) -> np.ndarray:
+    """How likely each find is dots printed on something flat, not a die: the print check's answer from the reader's
+    features of the find's crop and of one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a card's
+    edge)."""
+    reader = _net(dice_net.READER_FILE)
+    features = []
+    for scale in (1.0, dice_net.CONTEXT_SCALE):
+        reader.setInput(dice_net.normalise(np.stack([dice_net.crop_die(image, (x, y), side * scale) for x, y, side, _ in finds])))
+        features.append(reader.forward("features"))
+    check = _net(dice_net.PRINT_CHECK_FILE)
+    check.setInput(np.concatenate(features, axis=1))
+    return 1.0 / (1.0 + np.exp(-check.forward().reshape(len(finds))))
+
+
+def _without_prints(image: np.ndarray, kept: list, params: ReaderParams) -> list:
+    """The (find, probabilities) pairs of ``kept`` but those read with a confidence below ``print_check_below`` that
+    the print check takes for printed dots (see ``ReaderParams.print_check``)."""
+    weak = [i for i, (find, p) in enumerate(kept) if find[3] * _face_probability(p) < params.print_check_below]
+    if params.print_check >= 1.0 or not weak:
+        return kept
+    prints = {i for i, q in zip(weak, _print_probability(image, [kept[i][0] for i in weak])) if q >= params.print_check}
+    return [pair for i, pair in enumerate(kept) if i not in prints]
 
 
 def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams):
@@ -317,6 +344,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
                 continue
             kept.append(((cx, cy, side, score), p))
+        kept = _without_prints(image, kept, params)
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
         for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))

@@ -68,7 +68,9 @@ PRINT_PICTURES = 300  # pictures of pip prints (domino halves, dots printed on c
 PRINT_SEED_BASE = 800_000  # far from the false-positive benchmark's seeds 0-29
 PRINT_HIDDEN = 32  # units of the print check's one hidden layer
 PRINT_STEPS = 1500
-PRINT_DIE_CROPS = 12000  # most crops of dice and other finds it learns "not a print" from
+PRINT_DIE_CROPS = 12000  # most finds on dice and elsewhere it learns from, each shown twice
+PRINT_SYMBOL_TRAYS = 60  # symbol trays whose dice it learns are dice (a star on a die is no print)
+PRINT_SQUASHED = 0.5  # share of the crops of those dice squashed as by a tilted camera (a slanted die is no print)
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
@@ -320,10 +322,15 @@ def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 
 
 def foreshortening(rng: np.random.Generator) -> np.ndarray | None:
-    """For OBLIQUE_SHARE of the draws, a 2x2 map squashing to cos(tilt) along a random direction, tilt drawn from
-    OBLIQUE_TILT_DEG: the table as a tilted camera sees it (the die's long extent, its side, is kept); else None."""
+    """For OBLIQUE_SHARE of the draws a tilted_view, else None."""
     if rng.random() >= OBLIQUE_SHARE:
         return None
+    return tilted_view(rng)
+
+
+def tilted_view(rng: np.random.Generator) -> np.ndarray:
+    """A 2x2 map squashing to cos(tilt) along a random direction, tilt drawn from OBLIQUE_TILT_DEG: the table as a
+    tilted camera sees it (the die's long extent, its side, is kept)."""
     theta = rng.uniform(0, math.pi)
     across = np.array([math.cos(theta), math.sin(theta)])
     factor = math.cos(math.radians(rng.uniform(*OBLIQUE_TILT_DEG)))
@@ -636,28 +643,34 @@ def fit_symbol_class(reader: Reader, photos: list[Photo], rng: np.random.Generat
 
 
 def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generator) -> PrintCheck:
-    """Teach the print check (the reader's features frozen) to tell the finder's finds on PRINT_PICTURES pictures of
-    pip prints from its finds on dice and elsewhere in ``photos``, a real photo's die weighing PRINT_REAL_DIE_WEIGHT."""
+    """Teach the print check (the reader's features frozen) to tell dice from things flat: the finder's finds on
+    PRINT_PICTURES pictures of pip prints and on the pictures without dice in ``photos`` (text, number tokens,
+    stains...) from its finds on dice and elsewhere in the photos and the dice of PRINT_SYMBOL_TRAYS symbol trays, a
+    real photo's die weighing PRINT_REAL_DIE_WEIGHT."""
     from vision.synth_negatives import render_negative
 
     prints = [Photo(render_negative(PRINT_SEED_BASE + i, "pip prints"), [], "prints") for i in range(PRINT_PICTURES)]
     mine_finder_finds(prints, dice_net.FINDER_FILE)
     finds = [(p, x, y, side, 1.0, 1.0) for p in prints for x, y, side in p.hard_negatives]
     others = []
-    for photo in photos:
-        weight = 1.0 if photo.source in ("synth", "negatives") else PRINT_REAL_DIE_WEIGHT
+    for photo in photos + [symbol_tray(i) for i in range(PRINT_SYMBOL_TRAYS)]:
+        flat = float(photo.source == "negatives")
+        weight = 1.0 if photo.source in ("synth", "symbols", "negatives") else PRINT_REAL_DIE_WEIGHT
         on_dice = photo.finder_views or photo.dice
         others += [(photo, x, y, side, 0.0, weight) for x, y, side, _ in on_dice]
-        others += [(photo, x, y, side, 0.0, 1.0) for x, y, side in photo.hard_negatives[:5]]
+        others += [(photo, x, y, side, flat, 1.0) for x, y, side in photo.hard_negatives[:5]]
     picked = rng.permutation(len(others))[:PRINT_DIE_CROPS]
-    finds += [others[i] for i in picked]
+    finds += [others[i] for i in picked] * 2
     features = []
     reader.eval()
     with torch.no_grad():
         for start in range(0, len(finds), 256):
             batch = finds[start:start + 256]
             turns = rng.integers(0, 4, len(batch)) * 90.0
-            crops = [[dice_net.crop_die(p.image, (x, y), side * scale, turn) for (p, x, y, side, _, _), turn in zip(batch, turns)]
+            squash = [tilted_view(rng) if flat == 0.0 and rng.random() < PRINT_SQUASHED else None
+                      for *_, flat, _ in batch]  # both crops of a find turned and squashed alike
+            crops = [[dice_net.crop_die(p.image, (x, y), side * scale, turn, squash=tilt)
+                      for (p, x, y, side, _, _), turn, tilt in zip(batch, turns, squash)]
                      for scale in (1.0, dice_net.CONTEXT_SCALE)]
             features.append(torch.cat([reader.body(to_tensor(c)) for c in crops], 1))
     features = torch.cat(features)
@@ -671,8 +684,8 @@ def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generato
         opt.step()
     with torch.no_grad():
         said = torch.sigmoid(check(features).flatten()) >= 0.9
-    print(f"print check fitted on {len(finds)} finds ({int(labels.sum())} on prints), loss {loss.item():.3f}; "
-          f"prints caught {said[labels == 1].float().mean():.3f}, others taken for prints {int(said[labels == 0].sum())}")
+    print(f"print check fitted on {len(finds)} finds ({int(labels.sum())} on prints and pictures without dice), loss "
+          f"{loss.item():.3f}; those caught {said[labels == 1].float().mean():.3f}, others taken for them {int(said[labels == 0].sum())}")
     return check
 
 

@@ -3,7 +3,8 @@
 Two small networks (vision/dice_net.py) do the work: the finder scores every cell of a
 coarse grid as a die centre and estimates the die's size there; the reader looks at a
 crop around each centre and says which face (1-6) is on top, that the top face shows a
-symbol instead of pips, or that it is not a die.  A die whose face the reader is not sure
+symbol instead of pips, or that it is not a die.  A third, tiny one checks the dice read
+weakly against dots printed on a domino or a card.  A die whose face the reader is not sure
 of, or that shows a symbol whose number it was not taught (``symbol_value``), keeps ``value=None``;
 nothing is guessed.
 """
@@ -66,7 +67,7 @@ class ReaderParams:
     zoom_share: float = 0.5  # ... whose detail (vision/region.py) lies within this share of its long side is read in
     # that part alone, so that dice far below the camera are not shrunk to a few pixels for the finder (0: never)
     region: RegionParams = DEFAULT_REGION  # how that part is found
-    print_check: float = 0.9  # a die read with a confidence below print_check_below is dropped when the print check
+    print_check: float = 0.95  # a die read with a confidence below print_check_below is dropped when the print check
     print_check_below: float = 0.5  # (dice_net.PRINT_CHECK_FILE) gives it at least this probability of being dots
     # printed on something flat, a domino half or a card, from its crop and a wider one (1.0: never)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
@@ -178,12 +179,11 @@ def _print_probability(image: np.ndarray, finds) -> np.ndarray:
     features of the find's crop and of one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a card's
     edge)."""
     reader = _net(dice_net.READER_FILE)
-    features = []
-    for scale in (1.0, dice_net.CONTEXT_SCALE):
-        reader.setInput(dice_net.normalise(np.stack([dice_net.crop_die(image, (x, y), side * scale) for x, y, side, _ in finds])))
-        features.append(reader.forward("features"))
+    reader.setInput(dice_net.normalise(np.stack([dice_net.crop_die(image, (x, y), side * scale)
+                                                 for scale in (1.0, dice_net.CONTEXT_SCALE) for x, y, side, _ in finds])))
+    features = reader.forward("features")
     check = _net(dice_net.PRINT_CHECK_FILE)
-    check.setInput(np.concatenate(features, axis=1))
+    check.setInput(np.concatenate([features[: len(finds)], features[len(finds):]], axis=1))
     return 1.0 / (1.0 + np.exp(-check.forward().reshape(len(finds))))
 
 

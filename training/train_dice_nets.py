@@ -6,7 +6,7 @@ never seen) and synthetic renders from vision.synth.  What each set gives:
   matteop65_wood  pip-cluster boxes only     -> centre; side estimated from the cluster (PIP_BOX_TO_SIDE)
   aibox_pi_single no boxes, one die a photo  -> located by training/aibox_boxes.py; empty photos = negatives
 Needs PyTorch (training only):  .venv/bin/pip install torch==2.13.0 onnx
-Run (both from scratch, 28 minutes on 2 cores; the committed models; see training/README.md for what it reaches):
+Run (both from scratch, about 30 minutes on 2 cores; see training/README.md for what it reaches and the committed models):
     .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 22 --reader-minutes 27 --synth-frames 1000 --seed 40
 """
 from __future__ import annotations
@@ -260,7 +260,7 @@ class ReaderWithFeatures(nn.Module):
 
 class PrintCheck(nn.Module):
     """The reader's features of a die's crop and of a crop CONTEXT_SCALE times as wide (256 channels) -> the
-    log-odds that the find is dots printed on something flat (a domino half, a card), not a die."""
+    log-odds that the find is something flat (dots printed on a domino half or a card, a number token), not a die."""
 
     def __init__(self):
         super().__init__()

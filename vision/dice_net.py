@@ -8,8 +8,8 @@
   top face shows a maker's symbol instead of pips (no number to read); it also gives the features its
   answers are made from;
 - the *print check* (``print_check.onnx``): from the reader's features of a find's crop and of one
-  :data:`CONTEXT_SCALE` times as wide, the log-odds that the find is dots printed on something flat (a
-  domino half, a card), not a die.
+  :data:`CONTEXT_SCALE` times as wide, the log-odds that the find is something flat (dots printed on a
+  domino half or a card, a number token), not a die.
 
 All run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
 preparation functions so that crops and inputs match exactly.

@@ -4,7 +4,7 @@ Two small networks (vision/dice_net.py) do the work: the finder scores every cel
 coarse grid as a die centre and estimates the die's size there; the reader looks at a
 crop around each centre and says which face (1-6) is on top, that the top face shows a
 symbol instead of pips, or that it is not a die.  A third, tiny one checks the dice read
-weakly against dots printed on a domino or a card.  A die whose face the reader is not sure
+weakly against flat things: dots printed on a domino or a card, number tokens.  A die whose face the reader is not sure
 of, or that shows a symbol whose number it was not taught (``symbol_value``), keeps ``value=None``;
 nothing is guessed.
 """
@@ -68,8 +68,8 @@ class ReaderParams:
     # that part alone, so that dice far below the camera are not shrunk to a few pixels for the finder (0: never)
     region: RegionParams = DEFAULT_REGION  # how that part is found
     print_check: float = 0.95  # a die read with a confidence below print_check_below is dropped when the print check
-    print_check_below: float = 0.5  # (dice_net.PRINT_CHECK_FILE) gives it at least this probability of being dots
-    # printed on something flat, a domino half or a card, from its crop and a wider one (1.0: never)
+    print_check_below: float = 0.5  # (dice_net.PRINT_CHECK_FILE) gives it at least this probability of being
+    # something flat (dots printed on a domino half or a card, a number token), from its crop and a wider one (1.0: never)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
 
@@ -175,9 +175,9 @@ def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
 
 
 def _print_probability(image: np.ndarray, finds) -> np.ndarray:
-    """How likely each find is dots printed on something flat, not a die: the print check's answer from the reader's
-    features of the find's crop and of one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a card's
-    edge)."""
+    """How likely each find is something flat (printed dots, a number token), not a die: the print check's answer from
+    the reader's features of the find's crop and of one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other
+    half, a token's rim, a card's edge)."""
     reader = _net(dice_net.READER_FILE)
     reader.setInput(dice_net.normalise(np.stack([dice_net.crop_die(image, (x, y), side * scale)
                                                  for scale in (1.0, dice_net.CONTEXT_SCALE) for x, y, side, _ in finds])))
@@ -189,7 +189,7 @@ def _print_probability(image: np.ndarray, finds) -> np.ndarray:
 
 def _without_prints(image: np.ndarray, kept: list, params: ReaderParams) -> list:
     """The (find, probabilities) pairs of ``kept`` but those read with a confidence below ``print_check_below`` that
-    the print check takes for printed dots (see ``ReaderParams.print_check``)."""
+    the print check takes for something flat (see ``ReaderParams.print_check``)."""
     weak = [i for i, (find, p) in enumerate(kept) if find[3] * _face_probability(p) < params.print_check_below]
     if params.print_check >= 1.0 or not weak:
         return kept

@@ -69,6 +69,7 @@ PRINT_SEED_BASE = 800_000  # far from the false-positive benchmark's seeds 0-29
 PRINT_HIDDEN = 32  # units of the print check's one hidden layer
 PRINT_STEPS = 1500
 PRINT_DIE_CROPS = 12000  # most finds on dice and elsewhere it learns from, each shown twice
+PRINT_OTHER_FINDS = 5  # finds on no die it takes from each photo (flat on a picture without dice, else not flat)
 PRINT_SYMBOL_TRAYS = 60  # symbol trays whose dice it learns are dice (a star on a die is no print)
 PRINT_SQUASHED = 0.5  # share of the crops of those dice squashed as by a tilted camera (a slanted die is no print)
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
@@ -658,7 +659,7 @@ def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generato
         weight = 1.0 if photo.source in ("synth", "symbols", "negatives") else PRINT_REAL_DIE_WEIGHT
         on_dice = photo.finder_views or photo.dice
         others += [(photo, x, y, side, 0.0, weight) for x, y, side, _ in on_dice]
-        others += [(photo, x, y, side, flat, 1.0) for x, y, side in photo.hard_negatives[:5]]
+        others += [(photo, x, y, side, flat, 1.0) for x, y, side in photo.hard_negatives[:PRINT_OTHER_FINDS]]
     picked = rng.permutation(len(others))[:PRINT_DIE_CROPS]
     finds += [others[i] for i in picked] * 2
     features = []

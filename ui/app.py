@@ -42,6 +42,7 @@ SIM_LESSON_DICE = 6
 """Dice the simulated camera throws while a player tries "learn my dice" on the desktop."""
 SCREENS = ("start", "play", "scoreboard", "history", "summary", "settings", "learn")
 CAMERA_FPS = 30.0
+CAMERA_NOTICE = "no camera: enter the dice by hand"   # the banner's words while the camera has a problem
 """Camera frames a second for the live view (tests ask for fewer to save CPU)."""
 PHOTO_QUALITY = 85
 """JPEG quality of the photo kept with each roll (about 40 kB for a 640x480 frame)."""
@@ -84,7 +85,8 @@ class CompanionApp(App):
     reading = ListProperty([])             # DieReadings of the roll waiting to be used
     reading_busy = BooleanProperty(False)
     notice = StringProperty("")            # the last one-line error or hint
-    camera_problem = StringProperty("")    # what is wrong with the camera now ("" while it works)
+    camera_problem = StringProperty("")    # what is wrong with the camera now ("" while it works), in full
+    camera_notice = StringProperty("")     # the same in a few words, for the banner (the picture shows it in full)
     simulated = BooleanProperty(False)     # the camera is the simulated one: offer "roll"
     auto_read = BooleanProperty(True)      # read by itself once the dice come to rest
     lesson = ObjectProperty(None, allownone=True)   # a calibration.learn_dice.Lesson while "learn my dice" runs
@@ -338,7 +340,7 @@ class CompanionApp(App):
             return False
         _, frame = self.grabber.latest() if self.grabber else (0, None)
         if frame is None:
-            self.notice = self.grabber.error if self.grabber and self.grabber.error else "no camera picture yet"
+            self.notice = CAMERA_NOTICE if self.grabber and self.grabber.error else "no camera picture yet"
             return False
         self.reading_busy = True
         if not self.reader.read(frame, self.palette, self.my_dice):
@@ -602,6 +604,7 @@ class CompanionApp(App):
             return
         if self.camera_problem != (self.grabber.error or ""):
             self.camera_problem = self.grabber.error or ""
+            self.camera_notice = CAMERA_NOTICE if self.camera_problem else ""
         count, frame = self.grabber.latest()
         if frame is not None and not self.reader.busy:
             if self._read_wanted:

@@ -8,7 +8,7 @@ from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.metrics import dp, sp
-from kivy.properties import ListProperty, NumericProperty, ObjectProperty
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
@@ -41,12 +41,15 @@ class DiceView(Widget):
     ``dice`` holds :class:`vision.types.DieReading` objects in frame pixels; tapping
     inside a die's outline dispatches ``on_die_tap(index)``, tapping elsewhere on the picture
     ``on_picture_tap(x, y)`` with the place in frame pixels (where a missed die lies).
+    ``message`` (what is wrong with the camera) is written across the foot of the picture, or in its place
+    while there is none.
     """
 
     dice = ListProperty([])
     frames_shown = NumericProperty(0)
     frame_size = ListProperty([640, 480])
     texture = ObjectProperty(None, allownone=True)
+    message = StringProperty("")
 
     __events__ = ("on_die_tap", "on_picture_tap")
 
@@ -57,7 +60,12 @@ class DiceView(Widget):
             self._background = Rectangle(pos=self.pos, size=self.size)
             Color(1, 1, 1, 1)
             self._picture = Rectangle(pos=self.pos, size=(0, 0))
-        self.bind(pos=self._redraw, size=self._redraw, dice=self._redraw)
+        self._message = Label(font_size=sp(18), color=(1, 0.55, 0.35, 1), halign="center", valign="middle")
+        with self._message.canvas.before:
+            Color(0, 0, 0, 0.75)
+            self._message_ground = Rectangle()
+        self.add_widget(self._message)
+        self.bind(pos=self._redraw, size=self._redraw, dice=self._redraw, message=self._redraw)
 
     def show_frame(self, frame: np.ndarray) -> None:
         """Upload an RGB frame to the picture (called on the UI thread).
@@ -105,7 +113,8 @@ class DiceView(Widget):
         self._background.pos, self._background.size = self.pos, self.size
         scale, left, bottom = self._fit()
         self._picture.pos = (left, bottom)
-        self._picture.size = (self.frame_size[0] * scale, self.frame_size[1] * scale)
+        self._picture.size = (self.frame_size[0] * scale, self.frame_size[1] * scale) if self.texture else (0, 0)
+        self._place_message()
         self.canvas.after.clear()
         for index, die in enumerate(self.dice):
             x, y, w, h = self.die_rect(index)
@@ -127,6 +136,16 @@ class DiceView(Widget):
                      dash_offset=4 if doubted else 0)
                 Color(*(UNCERTAIN_RGBA if doubted else (1, 1, 1, 1)))
                 Rectangle(texture=text, pos=(tx, ty), size=text.size)
+
+    def _place_message(self) -> None:
+        """The message on a dark band across the foot of the view (all of it while there is no picture)."""
+        label = self._message
+        label.text = self.message
+        label.text_size = (self.width - dp(16), None)
+        label.texture_update()
+        height = min(self.height, label.texture_size[1] + dp(8)) if self.message else 0
+        label.pos, label.size = self.pos, (self.width, self.height if self.texture is None and self.message else height)
+        self._message_ground.pos, self._message_ground.size = label.pos, label.size
 
     def die_at(self, x: float, y: float) -> int | None:
         """The die under a touch: the nearest centre among the outlines it falls in."""

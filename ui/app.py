@@ -42,8 +42,9 @@ SIM_LESSON_DICE = 6
 """Dice the simulated camera throws while a player tries "learn my dice" on the desktop."""
 SCREENS = ("start", "play", "scoreboard", "history", "summary", "settings", "learn")
 CAMERA_FPS = 30.0
-CAMERA_NOTICE = "no camera: enter the dice by hand"   # the banner's words while the camera has a problem
 """Camera frames a second for the live view (tests ask for fewer to save CPU)."""
+CAMERA_NOTICE = "no camera: enter the dice by hand"
+"""The banner's words while the camera has a problem (the picture's place says what it is)."""
 PHOTO_QUALITY = 85
 """JPEG quality of the photo kept with each roll (about 40 kB for a 640x480 frame)."""
 

@@ -140,11 +140,14 @@ class DiceView(Widget):
     def _place_message(self) -> None:
         """The message on a dark band across the foot of the view (all of it while there is no picture)."""
         label = self._message
-        label.text = self.message
-        label.text_size = (self.width - dp(16), None)
-        label.texture_update()
-        height = min(self.height, label.texture_size[1] + dp(8)) if self.message else 0
-        label.pos, label.size = self.pos, (self.width, self.height if self.texture is None and self.message else height)
+        label.text, label.pos, label.text_size = self.message, self.pos, (self.width - dp(16), None)
+        if not self.message:
+            label.size = (0, 0)
+        elif self.texture is None:
+            label.size = self.size
+        else:
+            label.texture_update()
+            label.size = (self.width, min(self.height, label.texture_size[1] + dp(8)))
         self._message_ground.pos, self._message_ground.size = label.pos, label.size
 
     def die_at(self, x: float, y: float) -> int | None:

@@ -2,11 +2,16 @@
 
 The tray is plain and bright, so the die is the one compact region that differs from a heavily
 blurred copy of the photo (its pips, edges and shadow); the box is that region's bounding square.
+A photo whose largest such region reaches the picture's edge gets no box: there a tray wall's edge or a
+dark band along the bottom outweighs the die, and taking that region for the die taught the reader that
+the die itself, found elsewhere in the photo, was no die.
 """
 from __future__ import annotations
 
 import cv2
 import numpy as np
+
+MIN_AREA = 150  # px: the least the die's region covers in a 640 px photo
 
 
 def locate_single_die(image_bgr: np.ndarray) -> tuple[float, float, float] | None:
@@ -21,6 +26,7 @@ def locate_single_die(image_bgr: np.ndarray) -> tuple[float, float, float] | Non
         return None
     best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     x, y, w, h, area = stats[best]
-    if area < 150:
+    height, width = mask.shape
+    if area < MIN_AREA or x == 0 or y == 0 or x + w == width or y + h == height:
         return None
     return x + w / 2.0, y + h / 2.0, float(max(w, h))

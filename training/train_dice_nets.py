@@ -72,6 +72,8 @@ PRINT_DIE_CROPS = 12000  # most finds on dice and elsewhere it learns from, each
 PRINT_OTHER_FINDS = 5  # finds on no die it takes from each photo (flat on a picture without dice, else not flat)
 PRINT_SYMBOL_TRAYS = 60  # symbol trays whose dice it learns are dice (a star on a die is no print)
 PRINT_SQUASHED = 0.5  # share of the crops of those dice squashed as by a tilted camera (a slanted die is no print)
+PRINT_DIMMED = 0.3  # share of all those finds seen darker, by a factor drawn from PRINT_DIM (a dim die is no print)
+PRINT_DIM = (0.3, 1.0)
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
@@ -489,6 +491,11 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
     return colour_jitter(rng, at_low_resolution(rng, crop, side)), label
 
 
+def dimmed(image: np.ndarray, gain: float) -> np.ndarray:
+    """``image`` (uint8) with its brightness times ``gain``."""
+    return image if gain == 1.0 else np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def to_tensor(images: list[np.ndarray]) -> torch.Tensor:
     return torch.from_numpy(dice_net.normalise(np.stack(images)))
 
@@ -669,9 +676,10 @@ def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generato
             batch = finds[start:start + 256]
             turns = rng.integers(0, 4, len(batch)) * 90.0
             squash = [tilted_view(rng) if flat == 0.0 and rng.random() < PRINT_SQUASHED else None
-                      for *_, flat, _ in batch]  # both crops of a find turned and squashed alike
-            crops = [[dice_net.crop_die(p.image, (x, y), side * scale, turn, squash=tilt)
-                      for (p, x, y, side, _, _), turn, tilt in zip(batch, turns, squash)]
+                      for *_, flat, _ in batch]  # both crops of a find turned, squashed and dimmed alike
+            light = np.where(rng.random(len(batch)) < PRINT_DIMMED, rng.uniform(*PRINT_DIM, len(batch)), 1.0)
+            crops = [[dimmed(dice_net.crop_die(p.image, (x, y), side * scale, turn, squash=tilt), gain)
+                      for (p, x, y, side, _, _), turn, tilt, gain in zip(batch, turns, squash, light)]
                      for scale in (1.0, dice_net.CONTEXT_SCALE)]
             features.append(torch.cat([reader.body(to_tensor(c)) for c in crops], 1))
     features = torch.cat(features)

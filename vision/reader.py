@@ -4,9 +4,9 @@ Two small networks (vision/dice_net.py) do the work: the finder scores every cel
 coarse grid as a die centre and estimates the die's size there; the reader looks at a
 crop around each centre and says which face (1-6) is on top, that the top face shows a
 symbol instead of pips, or that it is not a die.  A third, tiny one checks the dice read
-weakly against flat things: dots printed on a domino or a card, number tokens.  A die whose face the reader is not sure
-of, or that shows a symbol whose number it was not taught (``symbol_value``), keeps ``value=None``;
-nothing is guessed.
+weakly against flat things: dots printed on a domino or a card, number tokens.  A die whose
+face the reader is not sure of, or that shows a symbol whose number it was not taught
+(``symbol_value``), keeps ``value=None``; nothing is guessed.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from companion.engine import Move
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 MACHINE_WORDS = ("_", "None", "[]", "{", "#", "setup", "choose_reroll", "red:", "blue:", "white:", "green:")
 LONG_NAMES = ("Maximilian Alexandersson", "Konstantina Papadopoulou", "Bartholomew Fitzwilliams",
-              "Gwendolyn Featherstoneha")
+              "Cecilia Montgomery-Smyth")
 TABLE_SEED = 7
 ADVICE_EVERY = 4
 """Every so many placing steps the test taps the advice's "place as advised" instead of the table."""
@@ -47,6 +47,21 @@ def fits(label) -> bool:
     return core.texture.size[1] <= label.height + 1 and core.texture.size[0] <= label.width + 1
 
 
+def reads_whole(label, name: str) -> bool:
+    """The label shows ``name`` in lines that break only between words or after a hyphen,
+    unless a word is too wide for a line on its own."""
+    from kivy.core.text import Label as CoreLabel
+
+    core = CoreLabel(text=label.text, font_size=label.font_size, bold=label.bold, text_size=(label.width, None))
+    core.refresh()
+    lines = ["".join(word.text for word in line.words).strip() for line in core._cached_lines]
+    joined = lines[0]
+    for line in lines[1:]:
+        joined += line if joined.endswith("-") else " " + line
+    too_wide = any(core.get_extents(word)[0] > label.width for word in re.split(r"(?<=-)| ", name))
+    return joined == name or (too_wide and joined.replace(" ", "") == name.replace(" ", ""))
+
+
 def check_screen(ui: UiDriver, panel, state) -> None:
     """The panel shows what ``board_view`` says, in player words, nothing cut."""
     ui.pump(1)
@@ -55,7 +70,8 @@ def check_screen(ui: UiDriver, panel, state) -> None:
     assert str(len(view["compost"])) in panel.compost_text or not view["compost"]
     assert panel.ids.boards.children[::-1] == panel.rows     # the rows in seat order, one each
     for player, row in zip(view["players"], panel.rows):
-        assert row.name_label.text == player["player"] and fits(row.name_label), player["player"]
+        assert row.name_label.name == player["player"] and fits(row.name_label), player["player"]
+        assert reads_whole(row.name_label, player["player"]), row.name_label.text
         assert row.count_label.text == str(player["dice_on_cards"])
         assert row.current == player["acting"]
         for card_view, card in zip(player["cards"], row.cards):

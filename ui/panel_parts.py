@@ -5,8 +5,10 @@ Display only: they show what a panel hands them and call back with the engine's 
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
+from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
@@ -48,6 +50,46 @@ def wrapped(label: Label, lines: int | None = None) -> Label:
     if lines:
         label.max_lines = lines
     return label
+
+
+HYPHENATED = re.compile(r"[^-]*-+|[^-]+")
+"""A word's pieces, each ending at a hyphen where there is one ("Montgomery-", "Smyth")."""
+
+
+def break_at_hyphens(text: str, width: float, font_size: float, bold: bool) -> str:
+    """``text`` with a line break after the hyphen of each word too wide for ``width`` on
+    its own.  Kivy wraps only at spaces and cuts a wider word anywhere ("Montgomery-Sm" /
+    "yth"); broken at its hyphens it reads whole ("Montgomery-" / "Smyth")."""
+    measure = CoreLabel(font_size=font_size, bold=bold)
+    words = []
+    for word in text.split(" "):
+        if "-" not in word.strip("-") or measure.get_extents(word)[0] <= width:
+            words.append(word)
+            continue
+        lines = [""]
+        for piece in HYPHENATED.findall(word):
+            if lines[-1] and measure.get_extents(lines[-1] + piece)[0] > width:
+                lines.append(piece)
+            else:
+                lines[-1] += piece
+        words.append("\n".join(lines))
+    return " ".join(words)
+
+
+class NameLabel(Label):
+    """A player's name in full, wrapped to the label's width between words or after a
+    hyphen; ``name`` is the name itself (``text`` is it with the line breaks)."""
+
+    name = StringProperty("")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.bind(name=self._wrap, width=self._wrap, font_size=self._wrap, bold=self._wrap)
+        self._wrap()
+
+    def _wrap(self, *_args) -> None:
+        self.text_size = (self.width, None)
+        self.text = break_at_hyphens(self.name, self.width, self.font_size, self.bold)
 
 
 class DieChip(Button):

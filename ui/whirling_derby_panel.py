@@ -30,9 +30,9 @@ from ui.panel_parts import (
     MORE_SHOWN,
     AdviceBox,
     DieChip,
+    NameLabel,
     ink_for,
     seat_rgba,
-    wrapped,
 )
 from ui.widgets import colour_rgba
 
@@ -98,8 +98,8 @@ class PlayerRow(BoxLayout):
         self.view, self.seat_rgba, self.player = view, seat_rgba(seat), view["player"]
         self.current = view["acting"]
         head = BoxLayout(size_hint_x=None, width=dp(196), padding=(dp(12), dp(1), dp(3), dp(1)), spacing=dp(3))
-        self.name_label = wrapped(Label(text=view["player"], font_size="18sp", bold=True, halign="left",
-                                        valign="middle", color=HIGHLIGHT_RGBA if self.current else (1, 1, 1, 1)))
+        self.name_label = NameLabel(name=view["player"], font_size="18sp", bold=True, halign="left",
+                                    valign="middle", color=HIGHLIGHT_RGBA if self.current else (1, 1, 1, 1))
         head.add_widget(self.name_label)
         rgba = colour_rgba(view["colour"])
         self.count_label = Label(text=str(view["dice_on_cards"]), font_size="24sp", bold=True, size_hint=(None, None),
@@ -118,6 +118,7 @@ class PlayerRow(BoxLayout):
             self.cards.append(card)
             self.add_widget(card)
         self.bind(pos=self._redraw, size=self._redraw, width=self._fit_height)
+        self.name_label.bind(texture_size=self._fit_height)
 
     def _place_square(self, label, *_args) -> None:
         self._count_square.pos, self._count_square.size = label.pos, label.size
@@ -126,7 +127,7 @@ class PlayerRow(BoxLayout):
         """As tall as the name and the fullest card need (never less than a touch target)."""
         card_width = (self.width - dp(196) - 4 * dp(3)) / 4
         rows = max((card.rows_needed(card_width) for card in self.cards), default=1)
-        self.height = max(dp(50), dp(22) + dp(4) + rows * (dp(CHIP) + dp(2)))
+        self.height = max(dp(50), dp(22) + dp(4) + rows * (dp(CHIP) + dp(2)), self.name_label.texture_size[1] + dp(4))
 
     def _redraw(self, *_args) -> None:
         self.canvas.before.clear()

@@ -118,12 +118,13 @@ class MyDice:
     symbol_value: int | None = None   # the number the set's symbol face stands for (None: none learnt)
 
     def reader_params(self):
-        """The reader's parameters for this set, in the stretched frame's pixels."""
+        """The reader's parameters for this set, in the stretched frame's pixels; the learnt slant
+        (straight down included) replaces the reader's own search for one."""
         from vision.reader import DEFAULT_PARAMS
 
         return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px * self.view_stretch,
                        find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold,
-                       symbol_value=self.symbol_value)
+                       symbol_value=self.symbol_value, slant_doubtful=0.0)
 
     def read(self, frame: np.ndarray, palette: Palette | None = None):
         """Read ``frame`` as this set is best read: the camera's slant undone, finds of other sizes

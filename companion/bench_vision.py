@@ -1,7 +1,7 @@
 """Benchmarks of the dice reader, for ``companion bench vision``.
 
-- :func:`speed`: median ms per frame at 640x480, 1280x720 and 1920x1080 with one OpenCV
-  thread, on synthetic trays, and the extra cost of each die;
+- :func:`speed`: median ms per frame at 640x480, 1920x1080 and 4032x3024 with one OpenCV
+  thread, on synthetic trays, a frame searched for the camera's slant, and the extra cost of each die;
 - :func:`accuracy`: the ``score_dice.py`` figures on each public photo set, on its held-out
   part (never trained on) and on the whole set (left out, with a one-line note on stderr,
   when the sets are not beside the repository);
@@ -23,7 +23,7 @@ import numpy as np
 
 from vision import public_sets, variants
 from vision.image_files import load_scaled_image
-from vision.reader import read_file, read_frame
+from vision.reader import CameraReader, read_file, read_frame, read_through_slant
 
 SPEED_SIZES = ((640, 480), (1920, 1080), (4032, 3024))  # a webcam, a 1080p camera, a phone photo
 SPEED_DICE = (6, 20)
@@ -39,20 +39,30 @@ def synthetic_frame(size, n_dice: int, seed: int, die_size: tuple[int, int] | No
 
 
 def speed(repeats: int = 15, threads: int = 1) -> dict:
-    """Median ms per frame by frame size with 6 and with 20 dice, and ms per extra die (from 1 vs 12 dice at
-    640x480)."""
+    """Median ms per frame by frame size with 6 and with 20 dice, as a camera's frames are read (through
+    the stretch the first frame's slant search left: :class:`vision.reader.CameraReader`); the median ms
+    of a frame whose doubted dice start a slant search, by frame size with 6 dice, where the frame starts one;
+    and ms per extra die (from 1 vs 12 dice at 640x480)."""
     cv2.setNumThreads(threads)
     out: dict = {"threads": threads, "load_average_before": round(os.getloadavg()[0], 2)}
     for size in SPEED_SIZES:
         for n_dice in SPEED_DICE:
             frame, _ = synthetic_frame(size, n_dice, seed=11)
-            read_frame(frame)
-            times = [read_frame(frame).ms for _ in range(repeats)]
+            camera = CameraReader(search_every=repeats + 1)
+            camera.read(frame)
+            times = [camera.read(frame).ms for _ in range(repeats)]
             out[f"median_ms_{size[0]}x{size[1]}_{n_dice}_dice"] = round(statistics.median(times), 2)
+            if n_dice == SPEED_DICE[0]:
+                searches = [read_through_slant(frame) for _ in range(max(3, repeats // 5))]
+                if all(s.searched for s in searches):
+                    out[f"search_ms_{size[0]}x{size[1]}_{n_dice}_dice"] = round(
+                        statistics.median(s.reading.ms for s in searches), 2)
     by_count = {}
     for n in (1, 12):
         frame, _ = synthetic_frame((640, 480), n, seed=12)
-        by_count[n] = statistics.median(read_frame(frame).ms for _ in range(repeats))
+        camera = CameraReader(search_every=repeats + 1)
+        camera.read(frame)
+        by_count[n] = statistics.median(camera.read(frame).ms for _ in range(repeats))
     out["ms_per_die"] = round((by_count[12] - by_count[1]) / 11, 3)
     out["load_average_after"] = round(os.getloadavg()[0], 2)  # other work on the machine slows every figure
     return out

@@ -65,10 +65,10 @@ def test_held_out_real_photos_are_read(name, die_acc, image_acc):
 
 @pytest.mark.parametrize("name", ["byler_d6", "matteop65_wood"])
 def test_photos_seen_by_a_tilted_camera_are_read(name):
-    # 50 degrees from straight down: faces foreshortened, side faces showing.  Measured 89 of 94 and 58 of 59
-    # dice (finder v5, reader v12; v11 86 and 58; 75 and 49 with finder v3, reader v10, which never saw a tilted
-    # view).
-    assert _figures(name, oblique)["die_acc"] >= 0.9
+    # 50 degrees from straight down: faces foreshortened.  Measured 92 of 94 and 59 of 59 dice with the reader's
+    # slant search (89 and 59 without it, finder v5, reader v13; 75 and 49 with finder v3, reader v10, which
+    # never saw a tilted view).
+    assert _figures(name, oblique)["die_acc"] >= 0.96
 
 
 def _far_away(seed: int):

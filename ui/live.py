@@ -197,15 +197,16 @@ def serve_readings(conn, niceness: int) -> None:
 
     A failed reading comes back as a Reading with its ``error`` set."""
     os.nice(niceness)
-    from vision.reader import read_frame
+    from vision.reader import CameraReader
     from vision.settle import Settler
 
     how_now: list = [(None, None)]    # the palette and the profile's learnt dice (calibration.profile.MyDice)
+    camera_reader = CameraReader()    # without learnt dice, the camera's slant is looked for in its frames
 
     def read(frame: np.ndarray) -> Reading:
         palette, my_dice = how_now[0]
         try:
-            return read_frame(frame, palette=palette) if my_dice is None else my_dice.read(frame, palette)
+            return camera_reader.read(frame, palette) if my_dice is None else my_dice.read(frame, palette)
         except Exception as exc:  # noqa: BLE001 - any failure becomes a one-line message on screen
             return Reading(error=" ".join(f"{type(exc).__name__}: {exc}".split())[:200])
 

@@ -6,7 +6,8 @@ crop around each centre and says which face (1-6) is on top, that the top face s
 symbol instead of pips, or that it is not a die.  A third, tiny one checks the dice read
 weakly against flat things: dots printed on a domino or a card, number tokens.  A die whose
 face the reader is not sure of, or that shows a symbol whose number it was not taught
-(``symbol_value``), keeps ``value=None``; nothing is guessed.
+(``symbol_value``), keeps ``value=None``; nothing is guessed.  A frame whose dice it doubts
+is read again through stretches that undo a slanted camera's squash (vision/view.py).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
 from vision.region import DEFAULT_REGION, RegionParams, detailed_region
 from vision.types import DieReading, Reading
+from vision.view import STRAIGHT, Stretch, mean_confidence, read_stretched, surest_slant
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,10 @@ class ReaderParams:
     # something flat (dots printed on a domino half or a card, a number token), from its crop and a wider one (1.0: never)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
+    slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this is read again through stretches
+    # that undo a slanted camera's squash (vision/view.py, surest_slant; 0: never) ...
+    slant_margin: float = 0.1  # ... and the surest stretch's reading is kept when its dice average at least this
+    # much more confidence, no fewer of them
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -315,21 +321,76 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
     ``palette`` names the colours (default: :func:`vision.colour.default_palette`);
     ``params`` or keyword overrides of its fields (e.g. ``find_threshold=0.4``) tune the reader.
     """
-    start = time.perf_counter()
     if overrides:
         unknown = set(overrides) - set(ReaderParams.__dataclass_fields__)
         if unknown:
             raise UserError(f"unknown reader parameter(s): {', '.join(sorted(unknown))}")
         params = ReaderParams(**{**params.__dict__, **overrides})
+    return read_through_slant(image_bgr, palette=palette, params=params).reading
+
+
+@dataclass(frozen=True)
+class SlantedReading:
+    """A frame's reading and the stretch it was read through (vision/view.py)."""
+
+    reading: Reading
+    slant: Stretch      # the stretch the dice were read best through: the one to try first on the camera's next frame
+    searched: bool      # the frame's dice were doubted and the stretches searched for a surer reading
+
+
+def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
+                       slant: Stretch = STRAIGHT, search: bool = True) -> SlantedReading:
+    """:func:`read_frame` through ``slant`` first (the stretch this camera's last frame was read best
+    through).  With ``search``, a frame whose dice the reader doubts (``params.slant_doubtful``) is
+    read as it is and through the stretches of :func:`vision.view.surest_slant`, and the surest
+    reading kept."""
+    start = time.perf_counter()
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")
     image = as_bgr8(image_bgr)
     palette = palette or default_palette()
+
+    def read_through(stretch: Stretch) -> Reading:
+        # a die's side in the stretched frame grows by up to the stretch
+        stretched_params = params if stretch.is_identity else replace(params, max_side=params.max_side * stretch.factor)
+        return read_stretched(image, stretch, lambda frame: _read_as_seen(frame, palette, stretched_params))
+
+    reading = read_through(slant)
+    searched = search and bool(reading.dice) and mean_confidence(reading) < params.slant_doubtful
+    if searched:
+        straight = read_through(STRAIGHT) if not slant.is_identity else reading
+        best, found = surest_slant(read_through, straight, params.slant_margin)
+        if slant.is_identity or mean_confidence(best) >= mean_confidence(reading):
+            reading, slant = best, found
+    return SlantedReading(Reading(reading.dice, (time.perf_counter() - start) * 1000.0), slant, searched)
+
+
+class CameraReader:
+    """Reads one camera's frames, remembering the stretch its slant needs: each frame is read
+    through the stretch found last, and a frame whose dice the reader doubts is searched again
+    only when ``search_every`` frames have passed since the last search (a search reads the
+    frame 6-8 times; the camera's slant stays as it was between frames)."""
+
+    def __init__(self, search_every: int = 20):
+        self.search_every = search_every
+        self.slant = STRAIGHT
+        self._since_search = search_every
+
+    def read(self, frame: np.ndarray, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS) -> Reading:
+        slanted = read_through_slant(frame, palette=palette, params=params, slant=self.slant,
+                                     search=self._since_search >= self.search_every)
+        self.slant = slanted.slant
+        self._since_search = 0 if slanted.searched else self._since_search + 1
+        return slanted.reading
+
+
+def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> Reading:
+    """Every die in an 8-bit BGR frame, the frame taken as it is (no slant undone)."""
     region = _zoom_region(image, params)
     if region is not None:
         x, y, w, h = region
-        part = read_frame(image[y:y + h, x:x + w], palette=palette, params=replace(params, zoom_share=0.0))
-        return Reading(tuple(d.moved(x, y) for d in part.dice), (time.perf_counter() - start) * 1000.0)
+        part = _read_as_seen(image[y:y + h, x:x + w], palette, replace(params, zoom_share=0.0))
+        return Reading(tuple(d.moved(x, y) for d in part.dice))
     dice: list[DieReading] = []
     if min(image.shape[:2]) >= 16:
         finds, big = (_in_size(found, params) for found in _find(image, params))
@@ -356,7 +417,7 @@ def read_frame(image_bgr: np.ndarray, *, palette: Palette | None = None, params:
                                    value_unsure=sure < params.unsure_value,
                                    colour_unsure=colour is not None and margin < params.unsure_colour_margin,
                                    symbol=bool(symbol)))
-    return Reading(tuple(dice), (time.perf_counter() - start) * 1000.0)
+    return Reading(tuple(dice))
 
 
 def read_file(path, palette: Palette | None = None, **params) -> Reading:

@@ -153,15 +153,16 @@ class Profile:
         """A camera frame as the reader should see it: flattened to the tray, then white-balanced."""
         return self.white_balance.correct(self.tray.flatten(frame))
 
-    def read(self, frame: np.ndarray):
+    def read(self, frame: np.ndarray, camera=None):
         """Read ``frame`` white-balanced, with this palette and the learnt dice's settings, keeping the
-        frame's own pixel coordinates."""
+        frame's own pixel coordinates; without learnt dice, ``camera`` (a :class:`vision.reader.CameraReader`
+        for a stream of one camera's frames) remembers the camera's slant from frame to frame."""
         from vision.reader import as_bgr8, read_frame
 
         frame = self.white_balance.correct(as_bgr8(frame))
-        if self.my_dice is None:
-            return read_frame(frame, palette=self.palette)
-        return self.my_dice.read(frame, self.palette)
+        if self.my_dice is not None:
+            return self.my_dice.read(frame, self.palette)
+        return read_frame(frame, palette=self.palette) if camera is None else camera.read(frame, self.palette)
 
 
 # -- paths ------------------------------------------------------------------------------

@@ -34,13 +34,13 @@ def matches_truth(reading, truth, tolerance: float = 0.35) -> bool:
 def settle_to_reading(rolls: int = 100, seed: int = 0, threads: int = 1) -> dict:
     """Median settle-to-reading ms over ``rolls`` simulated rolls of 5 dice at 640x480."""
     from companion.commands.watch import camera_frames, settled_readings
-    from vision.reader import read_frame
+    from vision.reader import CameraReader
 
     cv2.setNumThreads(threads)
     camera = SimCamera(seed=seed, auto_throw=True)
     waits, reads, right = [], [], 0
     settings = replace(DEFAULT_SETTLE, report_empty=True)
-    for reading, settle_ms, truth in settled_readings(camera_frames(camera), read_frame, rolls=rolls,
+    for reading, settle_ms, truth in settled_readings(camera_frames(camera), CameraReader().read, rolls=rolls,
                                                       settings=settings):
         if settle_ms is not None:
             waits.append(settle_ms)

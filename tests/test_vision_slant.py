@@ -75,6 +75,11 @@ def test_a_camera_reader_searches_once_and_reads_on_through_the_stretch_it_found
     assert len(searches) == 1
     camera.read(frame, params=always_doubted)     # then a doubted frame is searched again
     assert len(searches) == 2 and camera.slant.angle_deg == 90.0
+    for _ in range(6):              # it found the same stretch: the next search waits twice as long
+        camera.read(frame, params=always_doubted)
+    assert len(searches) == 2
+    camera.read(frame, params=always_doubted)
+    assert len(searches) == 3
     straight_camera = CameraReader()
     straight_camera.read(photo(0))
     assert straight_camera.slant == STRAIGHT

@@ -368,19 +368,25 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
 class CameraReader:
     """Reads one camera's frames, remembering the stretch its slant needs: each frame is read
     through the stretch found last, and a frame whose dice the reader doubts is searched again
-    only when ``search_every`` frames have passed since the last search (a search reads the
-    frame 6-8 times; the camera's slant stays as it was between frames)."""
+    only when ``search_every`` frames have passed since the last search, twice as many after each
+    search that found the stretch it already had, up to ``longest_wait`` (a search reads the frame
+    6-8 times; a camera's slant stays as it was between frames)."""
 
-    def __init__(self, search_every: int = 20):
-        self.search_every = search_every
+    def __init__(self, search_every: int = 20, longest_wait: int = 320):
+        self.search_every, self.longest_wait = search_every, longest_wait
         self.slant = STRAIGHT
+        self._wait = search_every
         self._since_search = search_every
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS) -> Reading:
         slanted = read_through_slant(frame, palette=palette, params=params, slant=self.slant,
-                                     search=self._since_search >= self.search_every)
+                                     search=self._since_search >= self._wait)
+        if slanted.searched:
+            self._wait = min(2 * self._wait, self.longest_wait) if slanted.slant == self.slant else self.search_every
+            self._since_search = 0
+        else:
+            self._since_search += 1
         self.slant = slanted.slant
-        self._since_search = 0 if slanted.searched else self._since_search + 1
         return slanted.reading
 
 

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -58,13 +59,16 @@ def camera_readings(spec: str, *, read: Callable[[np.ndarray], Reading] | None =
                     **camera_options) -> Iterator[Reading]:
     """A reading of every frame of camera ``spec``, without settling; for ``replay:DIR`` one per image.
 
-    ``read`` reads one frame (default: the reader with its default palette); ``limit`` caps
+    ``read`` reads one frame (default: the reader with its default palette, remembering the
+    camera's slant: :class:`vision.reader.CameraReader`); ``limit`` caps
     the number of frames (default: every readable image of a replay folder once, else no cap).
     Each reading's ``image`` names the frame (the file when replaying).  ``camera_options``
     go to :func:`~hardware.camera.open_camera`.
     """
     if read is None:
-        from vision.reader import read_frame as read
+        from vision.reader import CameraReader
+
+        read = CameraReader().read
 
     kind, arg = parse_camera_spec(spec)
     if limit is None and kind == "replay" and Path(arg).is_dir():
@@ -191,7 +195,8 @@ def _line(reading: Reading, settle_ms: float | None, truth, as_json: bool) -> st
 
 
 def run(args) -> int:
-    from companion.commands.read import frame_reader, load_profile_option
+    from companion.commands.read import load_profile_option
+    from vision.reader import CameraReader
 
     if args.rolls is not None and args.rolls < 1:
         raise UserError("--rolls must be at least 1")
@@ -199,7 +204,8 @@ def run(args) -> int:
         raise UserError(f"--hold must be more than 0 and at most {MAX_HOLD_SECONDS} seconds, not {args.hold:g}")
     spec = args.camera or default_spec()
     profile = load_profile_option(args.profile)
-    read = frame_reader(profile)
+    camera_reader = CameraReader()      # one camera's frames: its slant is remembered from frame to frame
+    read = camera_reader.read if profile is None else partial(profile.read, camera=camera_reader)
     if args.frames:
         options = {"controls": profile.camera} if profile is not None and spec.split(":")[0] == "pi" else {}
         for reading in camera_readings(spec, read=read, limit=args.rolls, **options):

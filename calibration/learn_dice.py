@@ -28,6 +28,7 @@ was measured to lose accuracy (docs/benchmarks.md, "Learn my dice").
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -37,7 +38,7 @@ from calibration.palette import learn_palette
 from calibration.profile import MyDice, Profile
 from companion.errors import UserError
 from vision.colour import Palette, default_palette
-from vision.reader import DEFAULT_PARAMS, as_bgr8, colour_features
+from vision.reader import DEFAULT_PARAMS, as_bgr8, colour_features, read_through_slant
 from vision.types import Reading
 
 #: (find_threshold, not_a_die_threshold) pairs tried; the reader's own defaults come first and win ties.
@@ -327,12 +328,26 @@ def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None
     palette = _learn_palette(base, rolls)
     learnt = MyDice(len(rolls), len(sides), round(min(sides) * SIZE_MARGIN[0], 1),
                     round(max(sides) * SIZE_MARGIN[1], 1), *FIND_SETTINGS[0])
-    # The slant first (with the reader's own thresholds), then the thresholds through that slant.
-    learnt = _best(base, palette, rolls, [replace(learnt, view_angle_deg=a, view_stretch=s) for a, s in VIEWS])
+    # The slant first (with the reader's own thresholds), then the thresholds through that slant; the
+    # stretches the reader's own search picks on the rolls come right after straight down (and win ties).
+    searched = _searched_views(base, palette, rolls)
+    views = VIEWS[:1] + tuple(searched) + tuple(view for view in VIEWS[1:] if view not in searched)
+    learnt = _best(base, palette, rolls, [replace(learnt, view_angle_deg=a, view_stretch=s) for a, s in views])
     learnt = _best(base, palette, rolls, [replace(learnt, find_threshold=f, not_a_die_threshold=n)
                                           for f, n in FIND_SETTINGS])
     learnt = replace(learnt, symbol_value=_symbol_value(replace(base, palette=palette, my_dice=learnt), rolls))
     return replace(base, palette=palette, my_dice=learnt)
+
+
+def _searched_views(profile: Profile, palette, rolls: Sequence[ConfirmedRoll]) -> list[tuple[float, float]]:
+    """The stretches (direction, factor) the reader's own slant search picks on the rolls, straight down
+    left out, the most picked first."""
+    picks: Counter = Counter()
+    for roll in rolls:
+        slant = read_through_slant(profile.white_balance.correct(as_bgr8(roll.image)), palette=palette).slant
+        if not slant.is_identity:
+            picks[(slant.angle_deg, slant.factor)] += 1
+    return [view for view, _ in picks.most_common()]
 
 
 def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | None:
@@ -348,10 +363,11 @@ def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | Non
 def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: list[MyDice]) -> MyDice:
     """The candidate that reads ``rolls`` best (right values less extra finds), if it beats the first
     by :data:`MIN_GAIN` of the dice (at least one die); else the first."""
+    frames = [base.white_balance.correct(as_bgr8(roll.image)) for roll in rolls]
     scores = []
-    for candidate in candidates:
-        learnt = replace(base, palette=palette, my_dice=candidate)
-        total = sum((score_reading(learnt.read(roll.image), roll) for roll in rolls), RollScore(0, 0, 0, 0, 0))
+    for candidate in candidates:   # each through its own stretch alone: straight down without the search
+        total = sum((score_reading(candidate.read(frame, palette, search=False), roll) for frame, roll in zip(frames, rolls)),
+                    RollScore(0, 0, 0, 0, 0))
         scores.append(total.right_values - total.extra)
     best = int(np.argmax(scores))
     needed = max(1, math.ceil(MIN_GAIN * sum(len(roll.dice) for roll in rolls)))

@@ -125,19 +125,22 @@ def test_the_reader_undoes_a_slanted_camera_by_itself():
 
 def test_five_rolls_from_a_slanted_camera_teach_the_reader_to_undo_the_slant():
     """Learnt from five confirmed rolls, the slant is pinned in the profile (no search on every doubtful
-    frame) and reads other rolls far better than the photos read as they are."""
+    frame) and reads other rolls far better than the photos read as they are, and no worse than the
+    reader's own search does (a pinned stretch of 1.3 where the search found 1.75 read 3 values fewer)."""
     rolls = [confirmed(*slanted(i)) for i in range(5)]
     learnt = learn_my_dice(rolls)
     mine = learnt.my_dice
     assert mine.rolls == 5 and mine.dice == sum(len(r.dice) for r in rolls)
     assert mine.view_stretch > 1 and mine.view_angle_deg == 90      # the warp squashed the photos up-down
     assert mine.reader_params().slant_doubtful == 0.0
-    before = after = RollScore(0, 0, 0, 0, 0)
+    before = searched = after = RollScore(0, 0, 0, 0, 0)
     for image, truth in unseen_slanted_rolls():
         before += score_reading(read_frame(image, slant_doubtful=0.0), truth)
+        searched += score_reading(read_frame(image), truth)
         after += score_reading(learnt.read(image), truth)
     assert after.right_values - before.right_values >= 0.25 * before.dice and after.missed < before.missed
     assert after.extra <= before.extra and after.right_colours >= before.right_colours
+    assert after.right_values >= searched.right_values and after.missed <= searched.missed
 
 
 def test_dice_read_well_already_leave_the_reader_as_it_is():

@@ -128,6 +128,16 @@ def _live_frames(spec: str, args, profile=None) -> Iterator[Frame]:
             yield frame, time.monotonic(), sim, source.frame_name if source is not None else None
 
 
+def _slant_known_first(frames: Iterator[Frame], read: Callable[[np.ndarray], Reading]) -> Iterator[Frame]:
+    """``frames``, the first one read once before it is passed on: a live camera's first reading,
+    which searches for its slant (:class:`vision.reader.CameraReader`, several readings' time), is
+    over before the first roll comes to rest, not in the middle of one."""
+    for n, frame in enumerate(frames):
+        if n == 0:
+            read(frame[0])
+        yield frame
+
+
 def camera_frames(camera: CameraSource) -> Iterator[Frame]:
     """(frame, timestamp, sim or None, frame name) read one after another; closes the camera at the end.
 
@@ -213,7 +223,8 @@ def run(args) -> int:
         return 0
     kind = spec.split(":")[0]
     live = kind in ("pi", "usb") or args.realtime
-    frames = _live_frames(spec, args, profile) if live else camera_frames(_open(spec, args, profile))
+    frames = _slant_known_first(_live_frames(spec, args, profile), read) if live \
+        else camera_frames(_open(spec, args, profile))
     # A real tray that is empty is not news; a simulated throw or a replayed photo always is.
     settings = replace(DEFAULT_SETTLE, report_empty=kind in ("sim", "replay"))
     for reading, settle_ms, truth in settled_readings(frames, read,

@@ -118,11 +118,11 @@ class MyDice:
     symbol_value: int | None = None   # the number the set's symbol face stands for (None: none learnt)
 
     def reader_params(self):
-        """The reader's parameters for this set, in the stretched frame's pixels; a learnt slant replaces
+        """The reader's parameters for this set (sizes in the frame's own pixels); a learnt slant replaces
         the reader's own search for one (a camera learnt to look straight down keeps the search)."""
         from vision.reader import DEFAULT_PARAMS
 
-        return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px * self.view_stretch,
+        return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px,
                        find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold,
                        symbol_value=self.symbol_value,
                        slant_doubtful=DEFAULT_PARAMS.slant_doubtful if self.view_stretch == 1.0 else 0.0)
@@ -131,12 +131,11 @@ class MyDice:
         """Read ``frame`` as this set is best read: the camera's slant undone, finds of other sizes
         dropped, the learnt thresholds; ``palette`` names the colours; ``search`` False keeps a camera
         learnt to look straight down from searching for a slant."""
-        from vision.reader import read_frame
-        from vision.view import Stretch, read_stretched
+        from vision.reader import read_through_slant
+        from vision.view import Stretch
 
-        params = self.reader_params() if search else replace(self.reader_params(), slant_doubtful=0.0)
-        return read_stretched(frame, Stretch(self.view_angle_deg, self.view_stretch),
-                              lambda image: read_frame(image, palette=palette, params=params))
+        return read_through_slant(frame, palette=palette, params=self.reader_params(),
+                                  slant=Stretch(self.view_angle_deg, self.view_stretch), search=search).reading
 
 
 @dataclass(frozen=True)

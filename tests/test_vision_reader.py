@@ -91,6 +91,22 @@ def test_far_away_dice_lying_close_are_read_one_by_one_not_as_one_big_die():
     assert _figures("byler_d6", _far_away(seed=2), params=always_big)["die_acc"] * 94 <= right - 4
 
 
+def test_far_away_ones_lying_close_are_not_one_big_die_showing_one():
+    """Five 1s far from the camera: to the coarse pass they look like one big die whose pips they are, but a big
+    1 has one pip.  Measured 33 of the 40 dice read as small 1s (22 when the big die stood on any number of
+    1s inside it)."""
+    entries = {e["image"]: e for e in json.loads((DATA / "matteop65_wood" / "manifest.json").read_text())}
+    small_ones = 0
+    for image in ("Train/dice_41.jpg", "Train/dice_46.jpg"):
+        assert [d["value"] for d in entries[image]["dice"]] == [1] * 5
+        photo = cv2.imread(str(DATA / "matteop65_wood" / image))
+        side = float(np.median([die.bbox[2] for die in read_frame(photo).dice]))
+        for seed in range(4):
+            frame, _ = tiny_dice(side)(photo, [], np.random.default_rng(seed))
+            small_ones += sum(die.value == 1 and die.bbox[2] < 30 for die in read_frame(frame).dice)
+    assert small_ones >= 31
+
+
 @pytest.mark.parametrize(("image", "label"), [("Train/five_40.jpg", 3), ("Train/six_56.jpg", 0)])
 def test_a_big_die_whose_pips_read_as_ones_stays_one_die(image, label):
     """A wood die brought close (its pips 160 px across): each pip alone looks like a die's 1."""

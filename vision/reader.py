@@ -57,8 +57,9 @@ class ReaderParams:
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
     group_min_dice: int = 2  # a big die is taken for a group of small dice when at least this many finds inside it,
     group_side_share: float = 0.4  # each at most this share of its side, are read surely as dice (value at least
-    # unsure_value sure, not a die at most weak_find_not_a_die), not all of them 1s (a big die's own pips each look
-    # like a 1): far-away dice lying close together are otherwise read as one big die whose pips they are
+    # unsure_value sure, not a die at most weak_find_not_a_die), not all of them 1s or no more 1s than the big die's
+    # value (a big die's own pips each look like a 1): far-away dice lying close together are otherwise read as one
+    # big die whose pips they are
     light: LightParams = DEFAULT_LIGHT  # the frame-wide light correction before colours are named (vision/light.py)
     unsure_value: float = 0.8  # a die whose value the reader gives less probability than this is flagged value-unsure
     unsure_colour_margin: float = 0.4  # a die whose colour fits another name within this many spreads of its own
@@ -257,9 +258,10 @@ def _face_probability(p: np.ndarray) -> np.ndarray:
     return np.maximum(p[..., : dice_net.NOT_A_DIE].max(axis=-1), p[..., dice_net.SYMBOL])
 
 
-def _a_group_of_dice(big_find, read, params: ReaderParams) -> bool:
+def _a_group_of_dice(big_find, big_probs: np.ndarray, read, params: ReaderParams) -> bool:
     """Whether the finer pass's finds inside a big die's find hold ``group_min_dice`` separate small dice read
-    surely, not all as 1s (see ``ReaderParams.group_min_dice``): then the big die is the group seen whole."""
+    surely, not all as 1s, or more 1s than the big die's value (a face has as many pips as its value; see
+    ``ReaderParams.group_min_dice``): then the big die is the group seen whole."""
     cx, cy, side, _ = big_find
     small = [(f, int(np.argmax(p[: dice_net.NOT_A_DIE])) + 1) for f, p in read
              if np.hypot(f[0] - cx, f[1] - cy) < params.duplicate_distance * side and f[2] <= params.group_side_share * side
@@ -268,7 +270,9 @@ def _a_group_of_dice(big_find, read, params: ReaderParams) -> bool:
     for (x, y, s, _), value in small:
         if all(np.hypot(x - k[0], y - k[1]) >= params.duplicate_distance * k[2] for k in separate):
             separate.append((x, y, s, value))
-    return len(separate) >= params.group_min_dice and any(value != 1 for *_, value in separate)
+    big_value = int(np.argmax(big_probs[: dice_net.NOT_A_DIE])) + 1
+    return len(separate) >= params.group_min_dice and (
+        any(value != 1 for *_, value in separate) or len(separate) > big_value)
 
 
 def _dice_surest_first(read, params: ReaderParams):
@@ -405,7 +409,7 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
         if candidates:
             read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params), params)))
         big_dice = [(f, p) for f, p in read[: len(big)]
-                    if _sure_die(f, p, params) and not _a_group_of_dice(f, read[len(big):], params)]
+                    if _sure_die(f, p, params) and not _a_group_of_dice(f, p, read[len(big):], params)]
         kept = []
         for (cx, cy, side, score), p in big_dice + _dice_surest_first(read[len(big):], params):
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):

@@ -57,7 +57,7 @@ class ReaderParams:
     coarse_min_side: float = 40.0  # px (in the coarse pass's input) from which a coarse find counts as a big die
     group_min_dice: int = 2  # a big die is taken for a group of small dice when at least this many finds inside it,
     group_side_share: float = 0.4  # each at most this share of its side, are read surely as dice (value at least
-    # unsure_value sure, not a die at most weak_find_not_a_die), not all of them 1s or no more 1s than the big die's
+    # unsure_value sure, not a die at most weak_find_not_a_die), and are not all 1s or are more 1s than the big die's
     # value (a big die's own pips each look like a 1): far-away dice lying close together are otherwise read as one
     # big die whose pips they are
     light: LightParams = DEFAULT_LIGHT  # the frame-wide light correction before colours are named (vision/light.py)

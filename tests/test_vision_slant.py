@@ -83,3 +83,39 @@ def test_a_camera_reader_searches_once_and_reads_on_through_the_stretch_it_found
     straight_camera = CameraReader()
     straight_camera.read(photo(0))
     assert straight_camera.slant == STRAIGHT
+
+
+AIBOX = Path(__file__).parent / "data" / "aibox_pi_single"
+
+
+@pytest.mark.parametrize(("photo_name", "value", "keep", "squashed_along"), [
+    ("20240403131758-*6182a6c64888e20ba957790e8f5e841b.jpg", 1, (1.0, 0.6), 90.0),
+    ("20240403132311-*28710044568821ef27de7a77ebecf136.jpg", 5, (0.4, 1.0), 0.0),
+])
+def test_a_die_seen_lower_than_the_reader_knows_is_read_through_a_stretch(photo_name, value, keep, squashed_along):
+    """aibox's slanted single dice squashed further (to 60 % of their height, 40 % of their width): the
+    finder still sees the die surely but the reader, as the frame is, takes it for no die. Such a frame
+    is searched like a doubted one, and the die is read through the stretch that undoes the squash."""
+    path = next(AIBOX.glob(f"valid/dice_{value}/{photo_name}"))
+    image = cv2.imread(str(path))
+    image = cv2.resize(image, (round(image.shape[1] * keep[0]), round(image.shape[0] * keep[1])),
+                       interpolation=cv2.INTER_AREA)
+    assert read_through_slant(image, search=False).reading.dice == ()
+    slanted = read_through_slant(image)
+    assert slanted.searched and slanted.slant.angle_deg == squashed_along and slanted.slant.factor >= 1.3
+    assert [d.value for d in slanted.reading.dice] == [value]
+
+
+def test_a_frame_where_nothing_was_seen_is_not_searched_and_doubtful_dice_found_only_through_a_stretch_go(
+        monkeypatch):
+    """The search costs 5-7 readings: an empty tray (the finder sure of nothing) is not searched, and a
+    frame read with no dice gets dice from a stretch only when they are read at least ``slant_doubtful`` sure."""
+    for path in sorted(AIBOX.glob("valid/background/*.jpg")):
+        slanted = read_through_slant(cv2.imread(str(path)))
+        assert not slanted.searched and slanted.reading.dice == ()
+    image = cv2.imread(str(next(AIBOX.glob("valid/dice_1/20240403131758-*.jpg"))))
+    image = cv2.resize(image, (image.shape[1], round(image.shape[0] * 0.6)), interpolation=cv2.INTER_AREA)
+    found = read_through_slant(image).reading.dice[0].confidence
+    too_sure_a_bar = replace(DEFAULT_PARAMS, slant_doubtful=found + 0.01)
+    slanted = read_through_slant(image, params=too_sure_a_bar)
+    assert slanted.searched and slanted.reading.dice == () and slanted.slant == STRAIGHT

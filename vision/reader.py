@@ -75,8 +75,9 @@ class ReaderParams:
     # something flat (dots printed on a domino half or a card, a number token), from its crop and a wider one (1.0: never)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
-    slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this is read again through stretches
-    # that undo a slanted camera's squash (vision/view.py, surest_slant; 0: never) ...
+    slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this (or with no dice read where the
+    # finder surely saw one) is read again through stretches that undo a slanted camera's squash (vision/view.py,
+    # surest_slant; 0: never); dice read only through a stretch must average at least this much themselves ...
     slant_margin: float = 0.1  # ... and the surest stretch's reading is kept when its dice average at least this
     # much more confidence, no fewer of them
 
@@ -345,9 +346,10 @@ class SlantedReading:
 def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
                        slant: Stretch = STRAIGHT, search: bool = True) -> SlantedReading:
     """:func:`read_frame` through ``slant`` first (the stretch this camera's last frame was read best
-    through).  With ``search``, a frame whose dice the reader doubts (``params.slant_doubtful``) is
-    read as it is and through the stretches of :func:`vision.view.surest_slant`, and the surest
-    reading kept."""
+    through).  With ``search``, a frame whose dice the reader doubts (``params.slant_doubtful``), or
+    where the finder surely saw a die and no die was read, is read as it is and through the stretches
+    of :func:`vision.view.surest_slant`, and the surest reading kept (dice found only through a
+    stretch must themselves reach ``params.slant_doubtful``)."""
     start = time.perf_counter()
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")
@@ -360,11 +362,14 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
         return read_stretched(image, stretch, lambda frame: _read_as_seen(frame, palette, stretched_params))
 
     reading = read_through(slant)
-    searched = search and bool(reading.dice) and mean_confidence(reading) < params.slant_doubtful
+    something_seen = bool(reading.dice) or reading.sure_finds > 0
+    searched = search and something_seen and mean_confidence(reading) < params.slant_doubtful
     if searched:
         straight = read_through(STRAIGHT) if not slant.is_identity else reading
         best, found = surest_slant(read_through, straight, params.slant_margin)
-        if slant.is_identity or mean_confidence(best) >= mean_confidence(reading):
+        # dice where none were read must not be doubtful themselves
+        doubtful_from_nothing = not reading.dice and mean_confidence(best) < params.slant_doubtful
+        if not doubtful_from_nothing and (slant.is_identity or mean_confidence(best) >= mean_confidence(reading)):
             reading, slant = best, found
     return SlantedReading(Reading(reading.dice, (time.perf_counter() - start) * 1000.0), slant, searched)
 
@@ -400,11 +405,13 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
     if region is not None:
         x, y, w, h = region
         part = _read_as_seen(image[y:y + h, x:x + w], palette, replace(params, zoom_share=0.0))
-        return Reading(tuple(d.moved(x, y) for d in part.dice))
+        return Reading(tuple(d.moved(x, y) for d in part.dice), sure_finds=part.sure_finds)
     dice: list[DieReading] = []
+    sure_finds = 0
     if min(image.shape[:2]) >= 16:
         finds, big = (_in_size(found, params) for found in _find(image, params))
         candidates = big + finds
+        sure_finds = sum(f[3] >= params.find_threshold for f in candidates)
         read = []
         if candidates:
             read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params), params)))
@@ -427,7 +434,7 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
                                    value_unsure=sure < params.unsure_value,
                                    colour_unsure=colour is not None and margin < params.unsure_colour_margin,
                                    symbol=bool(symbol)))
-    return Reading(tuple(dice))
+    return Reading(tuple(dice), sure_finds=sure_finds)
 
 
 def read_file(path, palette: Palette | None = None, **params) -> Reading:

@@ -84,6 +84,7 @@ class Reading:
     ms: float = 0.0
     image: str | None = None
     error: str | None = field(default=None)
+    sure_finds: int = 0  # places the finder took surely for a die, read as dice or not (the reader's own use)
 
     def to_json(self) -> dict:
         out: dict = {"image": self.image, "dice": [d.to_json() for d in self.dice], "ms": round(self.ms, 2)}

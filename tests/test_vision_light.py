@@ -81,6 +81,23 @@ def test_a_lone_white_die_under_a_lamp_follows_the_grey_guess_not_no_correction(
     assert lone_white_dice_named(replace(DEFAULT_LIGHT, guess_trust=0.0)).count("white") < names.count("white")
 
 
+def test_dark_surfaces_do_not_take_the_grey_guess_away_and_a_dim_frame_is_judged_brought_up():
+    """aibox's olive box has a dark wall (CIELAB L about 28) more yellow-green than any correction reaches: counted
+    as near-grey, it left a frame under the tungsten lamp without a guess and a white die was named yellow.
+    Dimmed to 40 %, the frame's grey surfaces are judged after the dice's exposure gain, so they still count."""
+    assert lone_white_dice_named(DEFAULT_LIGHT) == ["white"] * 12
+    assert lone_white_dice_named(replace(DEFAULT_LIGHT, grey_lightness=(15.0, 97.0))).count("white") < 12
+    lost_unless_brought_up = 0
+    for entry in json.loads((DATA / "aibox_pi_single" / "manifest.json").read_text()):
+        if entry["dice"]:
+            photo = cv2.imread(str(DATA / "aibox_pi_single" / entry["image"]))
+            dimmed = variants.dim(photo, [])[0]
+            exposure = exposure_gain(dimmed, [d.bbox for d in read_frame(dimmed).dice])
+            assert np.allclose(grey_guess(dimmed, DEFAULT_LIGHT, exposure), grey_guess(photo), atol=0.03)
+            lost_unless_brought_up += np.allclose(grey_guess(dimmed), 1.0) and not np.allclose(grey_guess(photo), 1.0)
+    assert lost_unless_brought_up >= 1
+
+
 def test_the_grey_guess_finds_a_grey_tray_under_a_strong_warm_cast_but_never_greys_felt():
     grey = np.full((120, 160, 3), 150, np.uint8)
     lamp, _ = variants.tungsten(grey, [])

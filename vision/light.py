@@ -47,8 +47,10 @@ class LightParams:
     # white background guesses 0.02 (less than a step: no cast), and trusting that turned 3 purple dice blue
     grey_chroma: float = 30.0   # CIELAB chroma below which a frame pixel counts as near-grey (a grey tray
     # under synth's warm lamp reaches 26; green felt, wood and blue felt are 33 to 39)
-    grey_lightness: tuple[float, float] = (15.0, 97.0)  # CIELAB L range of such pixels: near-black and blown-out
-    # pixels say nothing about the light's colour
+    grey_lightness: tuple[float, float] = (30.0, 97.0)  # CIELAB L range of such pixels, the frame brought up by
+    # its dice's exposure gain first: dark and blown-out pixels say little about the light's colour (aibox's dark box
+    # wall, L 28, is yellow-green beyond tint_reach and took the guess away under the tungsten row: two white dice
+    # named yellow with 15; 25 and 40 leave one, 30 none)
     grey_share: float = 0.25    # the frame's guess needs at least this share of its pixels near-grey
     fit_cap: float = 3.0        # a die's distance to the palette counts up to this many spreads
     grey_samples: int = 5000    # the frame's guess looks at about this many pixels, evenly spread (plenty for a mean)
@@ -85,7 +87,7 @@ def candidate_gains(reach: float, tint_reach: float, step: float) -> np.ndarray:
     return normalised(np.stack([u, v, -u], axis=1))
 
 
-def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np.ndarray:
+def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT, exposure: float = 1.0) -> np.ndarray:
     """The frame's grey hypothesis (BGR gains): the correction that makes its near-grey pixels grey, or no
     correction when too few pixels are near-grey.
 
@@ -93,10 +95,13 @@ def grey_guess(image_bgr: np.ndarray, params: LightParams = DEFAULT_LIGHT) -> np
     under corrections along the warm-cool axis (the way lamps and daylight differ), nearest to none first, and
     the near-grey ones are those of the first correction under which at least ``grey_share`` of the frame is
     near-grey.  A guess beyond the reach of the corrections (``reach``, ``tint_reach``) is no guess: coloured felt
-    made grey would need one."""
+    made grey would need one.  ``exposure`` (:func:`exposure_gain`) brightens the frame first, so that a dim
+    frame's grey surfaces are judged as a well-lit frame's are."""
     rows, cols = image_bgr.shape[:2]
     step = max(1, int(np.sqrt(rows * cols / params.grey_samples)))
     pixels = np.ascontiguousarray(image_bgr[::step, ::step]).reshape(-1, 1, 3).astype(np.float32)
+    if exposure != 1.0:
+        pixels = np.minimum(pixels * np.float32(exposure), 255.0)
     for gains in _nearest_first(candidate_gains(params.reach, 0.0, params.step)):
         corrected = np.clip(pixels * gains.astype(np.float32), 0, 255).astype(np.uint8)
         # 8-bit Lab (L x 2.55, a and b + 128) is plenty to tell near-grey pixels, and fast.

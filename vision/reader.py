@@ -292,7 +292,7 @@ def colour_features(image: np.ndarray, boxes, palette: Palette, light: LightPara
     if light.enabled and bodies:
         exposure = exposure_gain(image, boxes, light)
         means = np.array([bgr.mean(axis=0) for bgr, _ in bodies]) * exposure
-        gains = exposure * estimate_gains(means, palette.nearest_distances, grey_guess(image, light), light)
+        gains = exposure * estimate_gains(means, palette.nearest_distances, grey_guess(image, light, exposure), light)
         if not np.allclose(gains, 1.0, atol=1e-6):
             return [body_features(bgr, gains) for bgr, _ in bodies]
     return [lab.mean(axis=0) for _, lab in bodies]

@@ -62,12 +62,13 @@ def test_white_dice_on_a_wood_table_stay_white_when_dim_or_under_a_lamp(change):
     assert names.count("white") >= 0.95 * len(names), names
 
 
-def lone_white_dice_named(light) -> list:
-    """The colour names of aibox's single white dice (a dim grey-brown box) under the tungsten row's lamp."""
+def lone_white_dice_named(light, change=variants.tungsten) -> list:
+    """The colour names of aibox's single white dice (a dim grey-brown box) under the tungsten row's lamp (or as
+    ``change`` makes the photo)."""
     names = []
     for entry in json.loads((DATA / "aibox_pi_single" / "manifest.json").read_text()):
         if entry["dice"]:
-            image = variants.tungsten(cv2.imread(str(DATA / "aibox_pi_single" / entry["image"])), [])[0]
+            image = change(cv2.imread(str(DATA / "aibox_pi_single" / entry["image"])), [])[0]
             names += [d.colour for d in read_frame(image, params=replace(DEFAULT_PARAMS, light=light)).dice]
     return names
 
@@ -96,6 +97,21 @@ def test_dark_surfaces_do_not_take_the_grey_guess_away_and_a_dim_frame_is_judged
             assert np.allclose(grey_guess(dimmed, DEFAULT_LIGHT, exposure), grey_guess(photo), atol=0.03)
             lost_unless_brought_up += np.allclose(grey_guess(dimmed), 1.0) and not np.allclose(grey_guess(photo), 1.0)
     assert lost_unless_brought_up >= 1
+
+
+def test_a_dim_frame_under_a_lamp_is_brought_up_by_its_dice_as_the_grey_guess_sees_them():
+    """Under a warm lamp a white die's brightest channel is red: measured as the frame shows it, a dimmed photo
+    is brought up too little and its white dice, made grey by the guess, are darker than white. Measured under
+    the frame's grey guess, they come out white."""
+    def dim_under_lamp(image, boxes):
+        return variants.dim(variants.tungsten(image, boxes)[0], boxes)
+
+    assert lone_white_dice_named(DEFAULT_LIGHT, dim_under_lamp) == ["white"] * 12
+    image = dim_under_lamp(cv2.imread(str(next((DATA / "aibox_pi_single" / "valid" / "dice_3").glob("*.jpg")))), [])[0]
+    boxes = [d.bbox for d in read_frame(image).dice]
+    guess = grey_guess(image, DEFAULT_LIGHT, exposure_gain(image, boxes))
+    assert guess[0] > 1.3 and guess[2] < 0.85              # the lamp is seen: blue up, red down
+    assert exposure_gain(image, boxes, DEFAULT_LIGHT, guess) > 1.2 * exposure_gain(image, boxes)
 
 
 def test_the_grey_guess_finds_a_grey_tray_under_a_strong_warm_cast_but_never_greys_felt():

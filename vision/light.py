@@ -16,6 +16,9 @@ grid step from no correction), "no correction" starts ``guess_trust`` behind it:
 fits "white" under the guess as well as "orange" under no correction, and the grey surface around it is the
 better witness.  No correction is on the grid exactly, and then the colours are named from the frame's own
 pixels, as without this step.
+
+A dim frame is first brought up by its dice's brightest parts (:func:`exposure_gain`): its grey surfaces are
+judged brought up, and the dice's brightness is measured as the grey guess shows them.
 """
 from __future__ import annotations
 
@@ -123,17 +126,21 @@ def _nearest_first(candidates: np.ndarray) -> np.ndarray:
     return candidates[np.argsort(np.linalg.norm(np.log(candidates), axis=1), kind="stable")]
 
 
-def exposure_gain(image_bgr: np.ndarray, boxes, params: LightParams = DEFAULT_LIGHT) -> float:
+def exposure_gain(image_bgr: np.ndarray, boxes, params: LightParams = DEFAULT_LIGHT, gains=None) -> float:
     """How much brighter the frame must be for its dice's brightest parts to reach ``exposure_target``
     (1 when they already do; at most ``exposure_max_gain``).  Dark dice have light pips and light dice are light,
-    so a dim frame shows itself in the dice whatever the table."""
+    so a dim frame shows itself in the dice whatever the table.  With ``gains`` (BGR, the frame's grey guess) the
+    dice are judged as that correction shows them: under a warm lamp a white die's brightest channel is red."""
     rows, cols = image_bgr.shape[:2]
     brightest = []
     for x, y, w, h in boxes:
         x0, y0, x1, y1 = max(int(x), 0), max(int(y), 0), min(int(x + w) + 1, cols), min(int(y + h) + 1, rows)
         if x1 > x0 and y1 > y0:
             step = max(1, round(max(x1 - x0, y1 - y0) / 48))  # about 48 x 48 pixels of a big die are plenty
-            brightest.append(image_bgr[y0:y1:step, x0:x1:step].max(axis=2).ravel())
+            part = image_bgr[y0:y1:step, x0:x1:step]
+            if gains is not None:
+                part = part * np.asarray(gains, np.float64)
+            brightest.append(part.max(axis=2).ravel())
     if not brightest:
         return 1.0
     level = max(float(np.percentile(np.concatenate(brightest), 99)), 1.0)

@@ -290,9 +290,10 @@ def colour_features(image: np.ndarray, boxes, palette: Palette, light: LightPara
     brightness and its colour (:mod:`vision.light`); with ``light.enabled`` False, as the frame shows it."""
     bodies = [die_body(image, bbox) for bbox in boxes]
     if light.enabled and bodies:
-        exposure = exposure_gain(image, boxes, light)
+        guess = grey_guess(image, light, exposure_gain(image, boxes, light))
+        exposure = exposure_gain(image, boxes, light, guess)
         means = np.array([bgr.mean(axis=0) for bgr, _ in bodies]) * exposure
-        gains = exposure * estimate_gains(means, palette.nearest_distances, grey_guess(image, light, exposure), light)
+        gains = exposure * estimate_gains(means, palette.nearest_distances, guess, light)
         if not np.allclose(gains, 1.0, atol=1e-6):
             return [body_features(bgr, gains) for bgr, _ in bodies]
     return [lab.mean(axis=0) for _, lab in bodies]

@@ -106,8 +106,7 @@ def test_a_die_seen_lower_than_the_reader_knows_is_read_through_a_stretch(photo_
     assert [d.value for d in slanted.reading.dice] == [value]
 
 
-def test_a_frame_where_nothing_was_seen_is_not_searched_and_doubtful_dice_found_only_through_a_stretch_go(
-        monkeypatch):
+def test_a_frame_where_nothing_was_seen_is_not_searched_and_doubtful_dice_found_only_through_a_stretch_go():
     """The search costs 5-7 readings: an empty tray (the finder sure of nothing) is not searched, and a
     frame read with no dice gets dice from a stretch only when they are read at least ``slant_doubtful`` sure."""
     for path in sorted(AIBOX.glob("valid/background/*.jpg")):

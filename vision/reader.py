@@ -26,6 +26,7 @@ from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
 from vision.region import DEFAULT_REGION, RegionParams, detailed_region
+from vision.top_face import DEFAULT_TOP_FACE, TopFaceParams, die_outline, top_face_looks
 from vision.types import DieReading, Reading
 from vision.view import STRAIGHT, Stretch, mean_confidence, read_stretched, surest_slant
 
@@ -80,6 +81,8 @@ class ReaderParams:
     # surest_slant; 0: never); dice read only through a stretch must average at least this much themselves ...
     slant_margin: float = 0.1  # ... and the surest stretch's reading is kept when its dice average at least this
     # much more confidence, no fewer of them
+    top_face: TopFaceParams | None = DEFAULT_TOP_FACE  # a die read below unsure_value whose outline shows side faces
+    # is read again at each end of it (vision/top_face.py), and takes the reading surer of its face (None: never)
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -246,6 +249,27 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
                     finds[i] = find
                 probs[i] = p
     return finds, probs
+
+
+def _top_face_look(image: np.ndarray, kept: list, params: ReaderParams) -> list:
+    """``kept`` (find, probabilities) pairs, a die read below ``unsure_value`` whose outline shows side faces taking
+    the reading of its top face alone where that is surer of the face and still a die (see ``ReaderParams.top_face``)."""
+    if params.top_face is None:
+        return kept
+    looks, owners = [], []
+    for i, ((cx, cy, side, score), p) in enumerate(kept):
+        if _face_probability(p) < params.unsure_value:
+            outline = die_outline(image, (cx, cy), side, params.top_face)
+            for x, y, s in top_face_looks(outline, side, params.top_face) if outline else ():
+                looks.append((x, y, s, score))
+                owners.append(i)
+    if not looks:
+        return kept
+    kept = list(kept)
+    for i, look, p in zip(owners, looks, _read_values(image, looks, params)):
+        if _sure_die(look, p, params) and _face_probability(p) > _face_probability(kept[i][1]):
+            kept[i] = (kept[i][0], p)
+    return kept
 
 
 def _sure_die(find, p: np.ndarray, params: ReaderParams) -> bool:
@@ -423,7 +447,7 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
                 continue
             kept.append(((cx, cy, side, score), p))
-        kept = _without_prints(image, kept, params)
+        kept = _top_face_look(image, _without_prints(image, kept, params), params)
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
         for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))

@@ -8,7 +8,8 @@ place and take the label's value and colour, finds that pair with none are struc
 dice with a labelled box are added where they lie, as big as the app makes a die tapped in.  Within
 each group every roll is left out in turn, the rest learnt from, and the left-out roll read before
 and after.  :func:`symbol_face_learnt` does the same with rendered sets whose 6 bears a maker's symbol, which
-no public photo shows.
+no public photo shows, and :func:`side_faces_learnt` with rendered rolls seen by a camera from low down, whose
+side faces the reader takes for extra dice.
 """
 from __future__ import annotations
 
@@ -115,14 +116,20 @@ def symbol_set_rolls(kind: str, count: int, seed: int = 0) -> list[ConfirmedRoll
         values = rng.choice([2, 3, 4, 5, 6], int(rng.integers(4, 9)))
         image, truth = synth.render_scene([(int(v), colour) for v in values], seed=seed * 100 + i, background=table,
                                           die_size=(side, side * 1.1), symbol_faces=1.0, symbol_kinds=(kind,))
-        rendered = ConfirmedRoll(image, tuple(ConfirmedDie(t.center, t.side, t.value, t.colour) for t in truth))
-        reading = read_frame(image)
-        found = {n: reading.dice[j] for n, j in paired(reading, rendered)}
-        added_side = added_die_side([d.bbox[2] for d in reading.dice], image.shape)
-        rolls.append(ConfirmedRoll(image, tuple(
-            replace(die, center=found[n].center, side=found[n].bbox[2]) if n in found else replace(die, side=added_side)
-            for n, die in enumerate(rendered.dice))))
+        rolls.append(confirmed_rendering(image, truth))
     return rolls
+
+
+def confirmed_rendering(image: np.ndarray, truth) -> ConfirmedRoll:
+    """A rendered roll confirmed as a player would: dice read keep their place and size, missed ones are added
+    where they lie, as big as the app makes a die tapped in (as :func:`confirmed_rolls`)."""
+    rendered = ConfirmedRoll(image, tuple(ConfirmedDie(t.center, t.side, t.value, t.colour) for t in truth))
+    reading = read_frame(image)
+    found = {n: reading.dice[j] for n, j in paired(reading, rendered)}
+    added_side = added_die_side([d.bbox[2] for d in reading.dice], image.shape)
+    return ConfirmedRoll(image, tuple(
+        replace(die, center=found[n].center, side=found[n].bbox[2]) if n in found else replace(die, side=added_side)
+        for n, die in enumerate(rendered.dice)))
 
 
 def symbol_face_learnt(sets_per_kind: int = 2, threads: int = 1) -> dict:
@@ -139,4 +146,34 @@ def symbol_face_learnt(sets_per_kind: int = 2, threads: int = 1) -> dict:
             before, after = before + result.before, after + result.after
             sixes += learn_my_dice(rolls).my_dice.symbol_value == 6
         out[kind] = {"before": _figures(before), "after": _figures(after), "learnt_as_six": f"{sixes} of {sets_per_kind}"}
+    return out
+
+
+#: The cameras of :func:`side_faces_learnt`: (the way side faces show from the top face in degrees, 90 = down the
+#: picture; how deep, in die sides): a camera held upright, and tilted ones, from low down to very low.
+SLANTED_CAMERAS = ((90.0, 0.45), (90.0, 0.7), (30.0, 0.5), (200.0, 0.8), (300.0, 0.6), (135.0, 0.9))
+
+
+def side_faces_learnt(rolls_per_camera: int = 2 * ROLLS, threads: int = 1) -> dict:
+    """``{camera: {"before", "after", "learnt"}}``: leave-one-roll-out on rendered rolls seen by each of
+    :data:`SLANTED_CAMERAS` (one table, one set of dice and so one size in the picture per camera, side faces as
+    deep in every roll) in groups of :data:`ROLLS`, and the side-face offset learnt from the first group."""
+    cv2.setNumThreads(threads)
+    out: dict = {}
+    for k, (direction, depth) in enumerate(SLANTED_CAMERAS):
+        rng = np.random.default_rng(3000 + k)
+        table = str(rng.choice(list(synth.BACKGROUNDS)))
+        colours = [str(c) for c in rng.choice(list(synth.DIE_COLOURS), 3, replace=False)]
+        side = float(rng.uniform(40, 90))
+        rolls = [confirmed_rendering(*synth.random_scene(
+            3000 + 100 * k + i, count=(2, 6), colours=colours, background=table, die_size=(side, side * 1.1),
+            slanted_view=1.0, slant=(depth, depth), slant_direction_deg=direction)) for i in range(rolls_per_camera)]
+        before = after = RollScore(0, 0, 0, 0, 0)
+        for start in range(0, len(rolls) - ROLLS + 1, ROLLS):
+            result = leave_one_roll_out(rolls[start:start + ROLLS])
+            before, after = before + result.before, after + result.after
+        offset = learn_my_dice(rolls[:ROLLS]).my_dice.side_face_offset
+        out[f"side faces {depth:g} deep at {direction:g}°"] = {
+            "before": _figures(before), "after": _figures(after),
+            "learnt": "none" if offset is None else f"({offset[0]:+.2f}, {offset[1]:+.2f}) sides"}
     return out

@@ -12,11 +12,14 @@ added).  From those confirmed rolls :func:`learn_my_dice` learns
 - the camera's **slant**: a camera looking at the tray from an angle squashes the faces; of
   :data:`VIEWS`, the stretch that reads the confirmed rolls best undoes it (:mod:`vision.view`);
 - the **finder's thresholds**: the pair of :data:`FIND_SETTINGS` that reads the confirmed rolls best;
+- where the camera shows a die's **side faces**: finds the player struck out lying beside a confirmed die,
+  :data:`MIN_SIDE_FACES` of them at least and the same way from their dice, give the way and distance (a camera's
+  mount is fixed); finds lying so from a die are dropped from then on (:class:`vision.top_face.SideFaceParams`);
 - the **number of the set's symbol face**: a set whose 6 (say) bears the maker's symbol is read with that
   symbol as a 6 from then on, once the player gave every die read as that symbol one number
   (:data:`MIN_SYMBOL_DICE` of them at least; a set with symbols on two faces keeps asking).
 
-A slant, thresholds or palette other than the reader's own are kept only when they read :data:`MIN_GAIN`
+A slant, thresholds, side faces or palette other than the reader's own are kept only when they read :data:`MIN_GAIN`
 more of the confirmed dice right (the palette: name more of their colours right, each roll judged by what
 the others taught).
 
@@ -39,6 +42,7 @@ from calibration.profile import MyDice, Profile
 from companion.errors import UserError
 from vision.colour import Palette, default_palette
 from vision.reader import DEFAULT_PARAMS, as_bgr8, colour_features, read_through_slant
+from vision.top_face import SideFaceParams
 from vision.types import Reading
 
 #: (find_threshold, not_a_die_threshold) pairs tried; the reader's own defaults come first and win ties.
@@ -59,6 +63,12 @@ MATCH_SHARE = 0.5
 MIN_GAIN = 0.04
 #: The number of a symbol face is learnt from at least this many dice read as a symbol, all given that number.
 MIN_SYMBOL_DICE = 2
+#: Side faces are learnt from at least this many struck-out finds that lie beside a confirmed die ...
+MIN_SIDE_FACES = 3
+#: ... this many of the die's sides from its centre (a side face shows from half a side out to a side and more) ...
+SIDE_FACE_DISTANCE = (0.4, 1.3)
+#: ... and as many of them within this many of the die's sides of the way they lie taken together (their median).
+SIDE_FACE_AGREE = SideFaceParams.reach
 MIN_ROLLS = 2
 """Fewer confirmed rolls than this are refused: one roll cannot be checked against another."""
 LESSON_ROLLS = 5
@@ -328,8 +338,12 @@ def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None
     palette = _learn_palette(base, rolls)
     learnt = MyDice(len(rolls), len(sides), round(min(sides) * SIZE_MARGIN[0], 1),
                     round(max(sides) * SIZE_MARGIN[1], 1), *FIND_SETTINGS[0])
-    # The slant first (with the reader's own thresholds), then the thresholds through that slant; the
-    # stretches the reader's own search picks on the rolls come right after straight down (and win ties).
+    # The side faces first (where they lie in the frame, as the reader finds them), then the slant (with the
+    # reader's own thresholds), then the thresholds through that slant; the stretches the reader's own search
+    # picks on the rolls come right after straight down (and win ties).
+    offset = _side_face_offset(base, palette, learnt, rolls)
+    if offset is not None:
+        learnt = _best(base, palette, rolls, [learnt, replace(learnt, side_face_offset=offset)])
     searched = _searched_views(base, palette, rolls)
     views = VIEWS[:1] + tuple(searched) + tuple(view for view in VIEWS[1:] if view not in searched)
     learnt = _best(base, palette, rolls, [replace(learnt, view_angle_deg=a, view_stretch=s) for a, s in views])
@@ -348,6 +362,38 @@ def _searched_views(profile: Profile, palette, rolls: Sequence[ConfirmedRoll]) -
         if not slant.is_identity:
             picks[(slant.angle_deg, slant.factor)] += 1
     return [view for view, _ in picks.most_common()]
+
+
+def _side_face_offset(profile: Profile, palette, learnt: MyDice, rolls: Sequence[ConfirmedRoll]) -> tuple[float, float] | None:
+    """Where ``learnt`` reads finds the player struck out beside a confirmed die (:data:`SIDE_FACE_DISTANCE`): their
+    median offset from that die, in its sides, if :data:`MIN_SIDE_FACES` of them lie within :data:`SIDE_FACE_AGREE`
+    of it; else None."""
+    offsets = []
+    for roll in rolls:
+        if not roll.dice:
+            continue
+        reading = learnt.read(profile.white_balance.correct(as_bgr8(roll.image)), palette, search=False)
+        confirmed = {j for _, j in paired(reading, roll)}
+        for found in (die for j, die in enumerate(reading.dice) if j not in confirmed):
+            gaps = [np.subtract(found.center, die.center) / die.side for die in roll.dice]
+            gap = min(gaps, key=lambda g: float(np.hypot(*g)))
+            if SIDE_FACE_DISTANCE[0] <= float(np.hypot(*gap)) <= SIDE_FACE_DISTANCE[1]:
+                offsets.append(gap)
+    if len(offsets) < MIN_SIDE_FACES:
+        return None
+    offset = np.median(offsets, axis=0)
+    agreeing = sum(float(np.hypot(*(gap - offset))) <= SIDE_FACE_AGREE for gap in offsets)
+    return (round(float(offset[0]), 3), round(float(offset[1]), 3)) if agreeing >= MIN_SIDE_FACES else None
+
+
+_DIRECTIONS = ("to the right of", "below and to the right of", "below", "below and to the left of", "to the left of",
+               "above and to the left of", "above", "above and to the right of")
+
+
+def where_side_faces_show(offset: tuple[float, float]) -> str:
+    """Where a learnt ``offset`` puts a die's side faces, in a player's words: "below", "to the left of", ..."""
+    angle = math.degrees(math.atan2(offset[1], offset[0])) % 360.0
+    return _DIRECTIONS[round(angle / 45.0) % 8]
 
 
 def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | None:

@@ -105,7 +105,7 @@ class DieSize:
 class MyDice:
     """What "learn my dice" (:mod:`calibration.learn_dice`) learnt of the player's own set besides its
     palette: the dice's side range in the picture, the camera's slant, the finder's thresholds that
-    read the set best and the number its symbol face stands for."""
+    read the set best, the number its symbol face stands for and where the camera shows a die's side faces."""
 
     rolls: int                  # confirmed rolls it was learnt from
     dice: int                   # confirmed dice in them
@@ -116,15 +116,19 @@ class MyDice:
     view_angle_deg: float = 0.0   # a slanted camera's squash, undone by stretching the frame this way
     view_stretch: float = 1.0     # ... by this factor (1: the camera looks straight down)
     symbol_value: int | None = None   # the number the set's symbol face stands for (None: none learnt)
+    side_face_offset: tuple[float, float] | None = None   # from a die's centre to its side faces, in die sides
+    # (x right, y down): a find there is no die (None: none learnt)
 
     def reader_params(self):
         """The reader's parameters for this set (sizes in the frame's own pixels); a learnt slant replaces
         the reader's own search for one (a camera learnt to look straight down keeps the search)."""
         from vision.reader import DEFAULT_PARAMS
+        from vision.top_face import SideFaceParams
 
         return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px,
                        find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold,
                        symbol_value=self.symbol_value,
+                       side_faces=None if self.side_face_offset is None else SideFaceParams(self.side_face_offset),
                        slant_doubtful=DEFAULT_PARAMS.slant_doubtful if self.view_stretch == 1.0 else 0.0)
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, search: bool = True):
@@ -214,6 +218,8 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
             "view_angle_deg": float(profile.my_dice.view_angle_deg),
             "view_stretch": float(profile.my_dice.view_stretch),
             "symbol_value": profile.my_dice.symbol_value,
+            "side_face_offset": None if profile.my_dice.side_face_offset is None
+            else [float(v) for v in profile.my_dice.side_face_offset],
         },
         "palette": {
             "max_distance": float(profile.palette.max_distance),
@@ -304,6 +310,7 @@ RANGES: dict[str, Range] = {
     "my_dice.view_angle_deg": Range(0, 180),
     "my_dice.view_stretch": Range(1, 4),
     "my_dice.symbol_value": Range(1, 6),
+    "my_dice.side_face_offset": Range(-2, 2),
     "palette.max_distance": Range(0.1, 100),
     "palette.lightness_weight": Range(0.01, 100),
     "palette.colour.centre_lab": Range(-128, 128),   # L (0 to 100) and the signed a and b all lie in it
@@ -402,14 +409,14 @@ def profile_from_dict(data: dict, source: str = "profile") -> Profile:
 
 
 MY_DICE_FIELDS = ("rolls", "dice", "min_side_px", "max_side_px", "find_threshold", "not_a_die_threshold",
-                  "view_angle_deg", "view_stretch", "symbol_value")
+                  "view_angle_deg", "view_stretch", "symbol_value", "side_face_offset")
 
 
 def _read_my_dice(f: _Fields) -> MyDice:
     learnt = MyDice(f.integer("rolls", _REQUIRED), f.integer("dice", _REQUIRED), f.number("min_side_px", _REQUIRED),
                     f.number("max_side_px", _REQUIRED), f.number("find_threshold", _REQUIRED),
                     f.number("not_a_die_threshold", _REQUIRED), f.number("view_angle_deg", 0.0),
-                    f.number("view_stretch", 1.0), f.integer("symbol_value"))
+                    f.number("view_stretch", 1.0), f.integer("symbol_value"), f.numbers("side_face_offset", 2))
     if learnt.min_side_px >= learnt.max_side_px:
         raise f.fail("max_side_px", f"larger than my_dice.min_side_px ({learnt.min_side_px:g})")
     return learnt

@@ -558,6 +558,7 @@ class CompanionApp(App):
         return True
 
     def _learnt(self, result) -> None:
+        from calibration.learn_dice import where_side_faces_show
         from calibration.profile import save_profile
 
         self.learning = False
@@ -573,8 +574,11 @@ class CompanionApp(App):
         self.lesson = None
         self.lesson_text = ""
         self.show("settings")
-        symbol = f"; their symbol face counts as a {result.my_dice.symbol_value}" if result.my_dice.symbol_value else ""
-        self.notice = f"learnt your dice from {result.my_dice.rolls} rolls: the reader uses them from now on{symbol}"
+        mine = result.my_dice
+        symbol = f"; their symbol face counts as a {mine.symbol_value}" if mine.symbol_value else ""
+        sides = (f"; side faces showing {where_side_faces_show(mine.side_face_offset)} a die are not taken for dice"
+                 if mine.side_face_offset else "")
+        self.notice = f"learnt your dice from {mine.rolls} rolls: the reader uses them from now on{symbol}{sides}"
 
     def cancel_lesson(self) -> None:
         self.lesson = None

@@ -26,7 +26,7 @@ from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
 from vision.region import DEFAULT_REGION, RegionParams, detailed_region
-from vision.top_face import DEFAULT_TOP_FACE, TopFaceParams, die_outline, top_face_looks
+from vision.top_face import DEFAULT_TOP_FACE, SideFaceParams, TopFaceParams, die_outline, side_face_finds, top_face_looks
 from vision.types import DieReading, Reading
 from vision.view import STRAIGHT, Stretch, mean_confidence, read_stretched, surest_slant
 
@@ -83,6 +83,8 @@ class ReaderParams:
     # much more confidence, no fewer of them
     top_face: TopFaceParams | None = DEFAULT_TOP_FACE  # a die read below unsure_value whose outline shows side faces
     # is read again at each end of it (vision/top_face.py), and takes the reading surer of its face (None: never)
+    side_faces: SideFaceParams | None = None  # where this camera shows a die's side faces ("learn my dice"): a find
+    # lying there, of the die's colour, is dropped (vision/top_face.py; None: the camera's mount is not known)
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -396,7 +398,19 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
         doubtful_from_nothing = not reading.dice and mean_confidence(best) < params.slant_doubtful
         if not doubtful_from_nothing and (slant.is_identity or mean_confidence(best) >= mean_confidence(reading)):
             reading, slant = best, found
-    return SlantedReading(Reading(reading.dice, (time.perf_counter() - start) * 1000.0), slant, searched)
+    dice = _without_side_faces(image, reading.dice, params.side_faces)
+    return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched)
+
+
+def _without_side_faces(image: np.ndarray, dice: tuple[DieReading, ...],
+                        side_faces: SideFaceParams | None) -> tuple[DieReading, ...]:
+    """``dice`` without the finds that are another die's side face where the camera shows them
+    (``ReaderParams.side_faces``)."""
+    if side_faces is None or len(dice) < 2:
+        return dice
+    bodies = [die_body(image, die.bbox)[1].mean(axis=0) for die in dice]
+    dropped = side_face_finds([die.center for die in dice], [die.bbox[2] for die in dice], bodies, side_faces)
+    return tuple(die for i, die in enumerate(dice) if i not in dropped)
 
 
 class CameraReader:

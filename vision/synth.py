@@ -131,6 +131,7 @@ class RenderSettings:
     marble: float = 0.1                # chance that a die's plastic is marbled
     slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
     slant: tuple[float, float] = (0.12, 0.35)   # how far side faces show, fraction of the side
+    slant_direction_deg: float | None = None   # the way side faces show from the top face (0 right, 90 down); None: any
     tray_wall: float = 0.0             # chance that the tray's walls show at the frame's edges
     tray_wall_width: tuple[float, float] = (0.04, 0.10)  # wall width, fraction of the frame's short side
     light_gradient: tuple[float, float] = (0.0, 0.30)   # brightness change across the frame
@@ -621,6 +622,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
     slant = (0.0, 0.0)
     if rng.random() < cfg.slanted_view:
         direction, amount = rng.uniform(0, 2 * math.pi), _rng_range(rng, cfg.slant)
+        if cfg.slant_direction_deg is not None:     # one camera's mount: drawn all the same, so scenes stay as they were
+            direction = math.radians(cfg.slant_direction_deg)
         slant = (amount * math.cos(direction), amount * math.sin(direction))
     bg_name = background or list(BACKGROUNDS)[int(rng.integers(0, len(BACKGROUNDS)))]
     img = _background(rng, w, h, bg_name)

@@ -5,9 +5,14 @@ all: the die's outline grows long along the camera's tilt, and a crop of the who
 three faces, any of which the reader may take for the value.  The top face is at one end of the long
 outline (the far end: the top of the picture for a camera held upright), so the reader looks at each
 end on its own.
+
+Where the camera's mount is known (:class:`SideFaceParams`, learnt by "learn my dice"), a die's side faces
+lie the same way from its top face all over the picture: a find there, of the die's colour, is that side
+face and no die of its own.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -66,3 +71,40 @@ def top_face_looks(outline: tuple[int, int, int, int], side: float,
     if h >= w:
         return [(x + w / 2, y + inset, crop), (x + w / 2, y + h - inset, crop)]
     return [(x + inset, y + h / 2, crop), (x + w - inset, y + h / 2, crop)]
+
+
+@dataclass(frozen=True)
+class SideFaceParams:
+    """Where a die's side faces show in this camera's picture, and how closely a find must match to be one."""
+
+    offset: tuple[float, float]  # from a die's centre to the centre of its side faces, in die sides (x right, y down)
+    reach: float = 0.4  # a find within this many of the die's sides from that point ...
+    lightness: float = 40.0  # ... whose body's CIELAB lightness differs from the die's by at most this (side faces
+    # are shaded) ...
+    colour: float = 25.0  # ... and its colour (a, b) by at most this, is the die's side face
+
+
+def side_face_finds(centres: Sequence[tuple[float, float]], sides: Sequence[float], bodies_lab: Sequence[np.ndarray],
+                    params: SideFaceParams) -> set[int]:
+    """The indices of the finds that are another find's side face: they lie ``params.offset`` sides from it
+    (within ``reach``) with a body of its colour.  The closest matches are taken first; a find taken for a
+    side face has no side faces of its own, and one that has side faces is a die."""
+    matches = []
+    for a, (centre, side) in enumerate(zip(centres, sides)):
+        expected = np.add(centre, np.multiply(params.offset, side))
+        for b, other in enumerate(centres):
+            gap = float(np.hypot(*(np.subtract(other, expected)))) / side
+            if b != a and gap <= params.reach and _alike(bodies_lab[a], bodies_lab[b], params):
+                matches.append((gap, a, b))
+    side_faces: set[int] = set()
+    dice: set[int] = set()
+    for _, a, b in sorted(matches):
+        if a not in side_faces and b not in dice:
+            side_faces.add(b)
+            dice.add(a)
+    return side_faces
+
+
+def _alike(lab_a: np.ndarray, lab_b: np.ndarray, params: SideFaceParams) -> bool:
+    return abs(float(lab_a[0] - lab_b[0])) <= params.lightness and \
+        float(np.hypot(*(lab_a[1:] - lab_b[1:]))) <= params.colour

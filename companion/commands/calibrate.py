@@ -296,6 +296,7 @@ def _learn_my_dice(args, output: Path) -> int:
         leave_one_roll_out,
         parse_added_dice,
         parse_corrections,
+        where_side_faces_show,
     )
     from calibration.profile import save_profile
     from vision.image_files import load_image
@@ -336,7 +337,9 @@ def _learn_my_dice(args, output: Path) -> int:
                 f"{len(learnt.palette.colours)} colour shades"
                 + (f", the camera's slant undone (x{mine.view_stretch:g} at {mine.view_angle_deg:g} degrees)"
                    if mine.view_stretch != 1 else "")
-                + (f", the symbol face read as a {mine.symbol_value}" if mine.symbol_value else ""))
+                + (f", the symbol face read as a {mine.symbol_value}" if mine.symbol_value else "")
+                + (f", side faces showing {where_side_faces_show(mine.side_face_offset)} each die not taken for dice"
+                   if mine.side_face_offset else ""))
     console.say(f"each roll read by what the others taught: {_share(check.before.die_acc)} of dice right before, "
                 f"{_share(check.after.die_acc)} after (colours {_share(check.before.colour_acc)} -> "
                 f"{_share(check.after.colour_acc)})")

@@ -376,7 +376,8 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     through).  With ``search``, a frame whose dice the reader doubts (``params.slant_doubtful``), or
     where the finder surely saw a die and no die was read, is read as it is and through the stretches
     of :func:`vision.view.surest_slant`, and the surest reading kept (dice found only through a
-    stretch must themselves reach ``params.slant_doubtful``)."""
+    stretch must themselves reach ``params.slant_doubtful``).  Finds lying where ``params.side_faces`` says
+    this camera shows a die's side faces are dropped last."""
     start = time.perf_counter()
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")

@@ -61,6 +61,8 @@ MATCH_SHARE = 0.5
 #: A slant, threshold or palette other than the reader's own is taken only when it reads this share more of
 #: the confirmed dice right (a gain of one die in a few rolls may be luck that does not carry to the next roll).
 MIN_GAIN = 0.04
+#: ... and on at least this many of the rolls: one roll read better may be that roll's luck.
+MIN_GAIN_ROLLS = 2
 #: The number of a symbol face is learnt from at least this many dice read as a symbol, all given that number.
 MIN_SYMBOL_DICE = 2
 #: Side faces are learnt from at least this many struck-out finds that lie beside a confirmed die ...
@@ -407,17 +409,24 @@ def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | Non
 
 
 def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: list[MyDice]) -> MyDice:
-    """The candidate that reads ``rolls`` best (right values less extra finds), if it beats the first
-    by :data:`MIN_GAIN` of the dice (at least one die); else the first."""
+    """The candidate :func:`chosen` takes by how it reads each of ``rolls``."""
     frames = [base.white_balance.correct(as_bgr8(roll.image)) for roll in rolls]
     scores = []
     for candidate in candidates:   # each through its own stretch alone: straight down without the search
-        total = sum((score_reading(candidate.read(frame, palette, search=False), roll) for frame, roll in zip(frames, rolls)),
-                    RollScore(0, 0, 0, 0, 0))
-        scores.append(total.right_values - total.extra)
-    best = int(np.argmax(scores))
-    needed = max(1, math.ceil(MIN_GAIN * sum(len(roll.dice) for roll in rolls)))
-    return candidates[best] if scores[best] - scores[0] >= needed else candidates[0]
+        read = [score_reading(candidate.read(frame, palette, search=False), roll) for frame, roll in zip(frames, rolls)]
+        scores.append(np.array([score.right_values - score.extra for score in read]))
+    return candidates[chosen(scores, sum(len(roll.dice) for roll in rolls))]
+
+
+def chosen(scores: Sequence[np.ndarray], dice: int) -> int:
+    """Which candidate to take, given each one's score per roll (right values less extra finds) on rolls of
+    ``dice`` confirmed dice: the best of those that beat the first (candidate 0) by :data:`MIN_GAIN` of the dice
+    (at least one die) and on :data:`MIN_GAIN_ROLLS` rolls at least, the earliest of equals; else 0."""
+    needed = max(1, math.ceil(MIN_GAIN * dice))
+    first = np.asarray(scores[0])
+    better = [i for i, per_roll in enumerate(map(np.asarray, scores))
+              if per_roll.sum() - first.sum() >= needed and np.count_nonzero(per_roll > first) >= MIN_GAIN_ROLLS]
+    return max(better, key=lambda i: (float(np.sum(scores[i])), -i)) if better else 0
 
 
 def forget_my_dice(profile: Profile) -> Profile:

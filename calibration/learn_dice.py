@@ -21,7 +21,7 @@ added).  From those confirmed rolls :func:`learn_my_dice` learns
 
 A slant, thresholds, side faces or palette other than the reader's own are kept only when they read :data:`MIN_GAIN`
 more of the confirmed dice right (the palette: name more of their colours right, each roll judged by what
-the others taught).
+the others taught); a slant, thresholds or side faces must also read :data:`MIN_GAIN_ROLLS` rolls better.
 
 It is kept in the profile (:class:`calibration.profile.MyDice` and the palette) and undone by
 :func:`forget_my_dice`.  :func:`leave_one_roll_out` measures the gain on rolls the learning did

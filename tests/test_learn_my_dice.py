@@ -198,7 +198,7 @@ def test_a_setting_is_taken_only_when_it_reads_more_than_one_roll_better():
     assert chosen([as_shipped, np.array([4, 5, 5, 4, 4])], 20) == 1
     assert chosen([as_shipped, np.array([4, 4, 6, 4, 4]), np.array([5, 5, 4, 4, 4])], 20) == 2
     assert chosen([as_shipped, np.array([5, 5, 4, 4, 4]), np.array([4, 4, 5, 5, 4]), np.array([6, 5, 3, 4, 4])], 20) == 1
-    assert chosen([as_shipped, np.array([5, 5, 3, 3, 4])], 20) == 0         # better on two, worse in all
+    assert chosen([as_shipped, np.array([5, 5, 3, 3, 4])], 20) == 0         # better on two rolls, no better in all
 
 
 def test_the_learnt_size_keeps_other_sizes_out():

@@ -558,7 +558,6 @@ class CompanionApp(App):
         return True
 
     def _learnt(self, result) -> None:
-        from calibration.learn_dice import where_side_faces_show
         from calibration.profile import save_profile
 
         self.learning = False
@@ -575,10 +574,12 @@ class CompanionApp(App):
         self.lesson_text = ""
         self.show("settings")
         mine = result.my_dice
-        symbol = f"; their symbol face counts as a {mine.symbol_value}" if mine.symbol_value else ""
-        sides = (f"; side faces showing {where_side_faces_show(mine.side_face_offset)} a die are not taken for dice"
-                 if mine.side_face_offset else "")
-        self.notice = f"learnt your dice from {mine.rolls} rolls: the reader uses them from now on{symbol}{sides}"
+        learnt = [f"your dice from {mine.rolls} rolls"] + [what for what, known in (
+            (f"their symbol face as a {mine.symbol_value}", mine.symbol_value),
+            ("where their side faces show", mine.side_face_offset)) if known]
+        # one line on the narrowest screen: the extras replace "the reader uses them from now on"
+        self.notice = (f"learnt {learnt[0]}: the reader uses them from now on" if len(learnt) == 1
+                       else f"learnt {', '.join(learnt[:-1])} and {learnt[-1]}")
 
     def cancel_lesson(self) -> None:
         self.lesson = None

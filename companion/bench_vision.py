@@ -10,13 +10,15 @@
 - :func:`robustness`: die_acc and colour_acc on each public set's held-out photos made harder
   (:mod:`vision.variants`: turned, resized, JPEG, dim, tungsten, oblique, tiny dice in a big frame),
   without a calibration profile, beside the untouched photos;
-- :func:`false_positives`: dice reported on pictures without any die (:mod:`vision.synth_negatives`).
+- :func:`false_positives`: dice reported on pictures without any die (:mod:`vision.synth_negatives`);
+- :func:`real_pictures_without_dice`: the same on real photos without dice (``tests/data/no_dice``).
 """
 from __future__ import annotations
 
 import os
 import statistics
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -184,6 +186,21 @@ def false_positives(count: int = 30, seed: int = 0, threads: int = 1) -> dict:
             "by_kind": by_kind}
 
 
+NO_DICE_PHOTOS = Path(__file__).resolve().parents[1] / "tests" / "data" / "no_dice"
+
+
+def real_pictures_without_dice(folder: Path = NO_DICE_PHOTOS, threads: int = 1) -> dict:
+    """Dice reported on real photos without any die (a cat, a coffee cup, coins, printed text, the Hubble deep
+    field...: ``folder``'s ATTRIBUTION.md): in all, per photo, and on how many photos."""
+    photos = sorted(folder.glob("*.jpg"))
+    if not photos:
+        return public_sets.skipped("dice on real photos without dice", f"no photos in {folder}")
+    cv2.setNumThreads(threads)
+    by_photo = {path.name: len(read_file(path).dice) for path in photos}
+    return {"pictures": len(photos), "dice_reported": sum(by_photo.values()),
+            "pictures_with_dice": sum(n > 0 for n in by_photo.values()), "by_photo": by_photo}
+
+
 def _die_side(reading, boxes, image) -> float:
     sides = [d.bbox[2] for d in reading.dice] or [max(b[2:]) for b in boxes if b is not None]
     return float(np.median(sides)) if sides else min(image.shape[:2]) / 8.0
@@ -204,7 +221,8 @@ def run_all() -> dict:
     reason = public_sets.missing()
     skipped = public_sets.skipped("vision accuracy on the public photo sets", reason) if reason else None
     return {"speed": speed(), "accuracy": skipped or accuracy(), "robustness": skipped or robustness(),
-            "false_positives": false_positives(), "synthetic": synthetic(), "symbol_faces": symbol_faces()}
+            "false_positives": false_positives(), "real_pictures_without_dice": real_pictures_without_dice(),
+            "synthetic": synthetic(), "symbol_faces": symbol_faces()}
 
 
 if __name__ == "__main__":
@@ -216,7 +234,8 @@ if __name__ == "__main__":
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     try:
         result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "robustness": robustness,
-                  "false_positives": false_positives, "symbol_faces": symbol_faces, "all": run_all}[which]()
+                  "false_positives": false_positives, "real_pictures_without_dice": real_pictures_without_dice,
+                  "symbol_faces": symbol_faces, "all": run_all}[which]()
     except CompanionError as exc:
         sys.exit(f"bench_vision: {exc}")
     print(json.dumps(result, indent=1))

@@ -14,7 +14,8 @@ from companion.cli import main
 from companion.errors import UserError
 from vision import dice_net, synth
 from vision.pip_faces import REAL_LAYOUTS, draw_face, is_real_layout, odd_layout
-from vision.reader import DEFAULT_PARAMS, ReaderParams, read_file, read_files, read_frame
+from vision.reader import DEFAULT_PARAMS, ReaderParams, _without_unreadable, read_file, read_files, read_frame
+from vision.types import DieReading
 from vision.variants import oblique, tiny_dice
 
 DATA = Path(__file__).parent / "data"
@@ -318,6 +319,32 @@ def test_pictures_without_dice_report_almost_none_and_real_dice_are_kept():
         paths = [DATA / name / e["image"] for e in json.loads((DATA / name / "manifest.json").read_text())]
         without = [r.dice for r in read_files(paths, lambda frame: read_frame(frame, print_check=1.0))]
         assert [r.dice for r in read_files(paths)] == without, name
+
+
+def test_real_photos_without_dice_get_no_unreadable_doubtful_finds_and_real_dice_are_kept():
+    photos = sorted((DATA / "no_dice").glob("*.jpg"))  # a cat, an astronaut, coins, text...: ATTRIBUTION.md there
+    assert len(photos) == 10
+
+    def unreadable(dice):
+        return [d for d in dice if d.value is None and not d.symbol]
+
+    always = [d for r in read_files(photos, lambda frame: read_frame(frame, unreadable_confidence=0.0)) for d in r.dice]
+    dropped = [d for r in read_files(photos) for d in r.dice]
+    assert len(unreadable(always)) >= 2 and not unreadable(dropped)   # measured 3 (astronaut 2, cat 1) and 0
+    assert len(dropped) == len(always) - len(unreadable(always))      # the other finds are as they were
+    for name in ("byler_d6", "matteop65_wood", "aibox_pi_single"):
+        paths = [DATA / name / e["image"] for e in json.loads((DATA / name / "manifest.json").read_text())]
+        kept = [r.dice for r in read_files(paths, lambda frame: read_frame(frame, unreadable_confidence=0.0))]
+        assert [r.dice for r in read_files(paths)] == kept, name
+
+
+def test_an_unreadable_die_is_reported_only_when_the_finder_was_sure_of_it():
+    clear = DieReading(None, "white", (10.0, 10.0), (0.0, 0.0, 20.0, 20.0), 0.3)      # finder sure, face unreadable
+    faint = replace(clear, confidence=0.12)
+    symbol = replace(faint, symbol=True)
+    read = replace(faint, value=4)
+    assert _without_unreadable((clear, faint, symbol, read), DEFAULT_PARAMS) == (clear, symbol, read)
+    assert _without_unreadable((faint,), replace(DEFAULT_PARAMS, unreadable_confidence=0.0)) == (faint,)
 
 
 def test_reading_reports_centre_box_and_colour_of_each_die():

@@ -40,6 +40,10 @@ class ReaderParams:
     weak_find_threshold: float = 0.2  # weaker finds (down to this score) are read too, but kept only when
     weak_find_not_a_die: float = 0.1  # the reader is this sure they are dice ("not a die" probability at most)
     value_threshold: float = 0.5  # reader probability of its best value below which the value is None
+    unreadable_confidence: float = 0.25  # a die read with neither a value nor a symbol is reported only with at least
+    # this confidence (its finder score x the face's best probability, which is below value_threshold: the finder was
+    # sure of it); a doubtful find the reader cannot read is, on real photos, a face, a crater or a far-away die's
+    # shadow, not a die (docs/benchmarks.md; 0: always reported)
     second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
     # wider and narrower, the surest reading kept (empty: never)
     shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,
@@ -376,8 +380,9 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     through).  With ``search``, a frame whose dice the reader doubts (``params.slant_doubtful``), or
     where the finder surely saw a die and no die was read, is read as it is and through the stretches
     of :func:`vision.view.surest_slant`, and the surest reading kept (dice found only through a
-    stretch must themselves reach ``params.slant_doubtful``).  Finds lying where ``params.side_faces`` says
-    this camera shows a die's side faces are dropped last."""
+    stretch must themselves reach ``params.slant_doubtful``).  Doubtful finds the reader cannot read
+    (``params.unreadable_confidence``), and finds lying where ``params.side_faces`` says this camera shows a die's
+    side faces, are dropped last."""
     start = time.perf_counter()
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")
@@ -399,8 +404,14 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
         doubtful_from_nothing = not reading.dice and mean_confidence(best) < params.slant_doubtful
         if not doubtful_from_nothing and (slant.is_identity or mean_confidence(best) >= mean_confidence(reading)):
             reading, slant = best, found
-    dice = _without_side_faces(image, reading.dice, params.side_faces)
+    dice = _without_side_faces(image, _without_unreadable(reading.dice, params), params.side_faces)
     return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched)
+
+
+def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
+    """``dice`` without those read with neither a value nor a symbol and a confidence below
+    ``params.unreadable_confidence``."""
+    return tuple(die for die in dice if die.value is not None or die.symbol or die.confidence >= params.unreadable_confidence)
 
 
 def _without_side_faces(image: np.ndarray, dice: tuple[DieReading, ...],

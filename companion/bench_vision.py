@@ -11,7 +11,9 @@
   (:mod:`vision.variants`: turned, resized, JPEG, dim, tungsten, oblique, tiny dice in a big frame),
   without a calibration profile, beside the untouched photos;
 - :func:`false_positives`: dice reported on pictures without any die (:mod:`vision.synth_negatives`);
-- :func:`real_pictures_without_dice`: the same on real photos without dice (``tests/data/no_dice``).
+- :func:`real_pictures_without_dice`: the same on real photos without dice (``tests/data/no_dice``);
+- :func:`side_faces_voted`: one camera's frames read with and without :class:`vision.reader.CameraReader`'s vote on
+  where the camera shows side faces (rendered slanted cameras; each public set in shooting order).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import numpy as np
 from vision import public_sets, variants
 from vision.image_files import load_scaled_image
 from vision.reader import CameraReader, read_file, read_frame, read_through_slant
+from vision.top_face import DEFAULT_SIDE_FACE_VOTE
 
 SPEED_SIZES = ((640, 480), (1920, 1080), (4032, 3024))  # a webcam, a 1080p camera, a phone photo
 SPEED_DICE = (6, 20)
@@ -186,6 +189,59 @@ def false_positives(count: int = 30, seed: int = 0, threads: int = 1) -> dict:
             "by_kind": by_kind}
 
 
+def side_faces_voted(rolls: int = 20, threads: int = 1) -> dict:
+    """``{camera or set: {"without_vote", "with_vote", "voted_from"}}``: ``rolls`` rendered rolls of each of
+    :data:`calibration.bench_learn.SLANTED_CAMERAS` (as ``side_faces_learnt`` renders them), and each public set's
+    photos in shooting order (when the sets are there), each read through one camera reader without and with its
+    side-face vote; dice read right and dice reported (synthetic) or score_dice's figures (public), and the first
+    roll after which a way was voted (None: never)."""
+    from calibration.bench_learn import SLANTED_CAMERAS
+    from vision import synth
+
+    cv2.setNumThreads(threads)
+    out: dict = {}
+    for k, (direction, depth) in enumerate(SLANTED_CAMERAS):
+        rng = np.random.default_rng(3000 + k)
+        table = str(rng.choice(list(synth.BACKGROUNDS)))
+        colours = [str(c) for c in rng.choice(list(synth.DIE_COLOURS), 3, replace=False)]
+        side = float(rng.uniform(40, 90))
+        scenes = [synth.random_scene(3000 + 100 * k + i, count=(2, 6), colours=colours, background=table,
+                                     die_size=(side, side * 1.1), slanted_view=1.0, slant=(depth, depth),
+                                     slant_direction_deg=direction) for i in range(rolls)]
+        row: dict = {}
+        for vote in (None, DEFAULT_SIDE_FACE_VOTE):
+            camera, right, reported, voted = CameraReader(side_face_vote=vote), 0, 0, None
+            for n, (image, truth) in enumerate(scenes):
+                dice = camera.read(image).dice
+                right, reported = right + match_truth(truth, dice), reported + len(dice)
+                voted = n if voted is None and camera.side_faces is not None else voted
+            row["with_vote" if vote else "without_vote"] = {"dice": sum(len(t) for _, t in scenes), "right": right,
+                                                             "reported": reported}
+        row["voted_from"] = voted
+        out[f"side faces {depth:g} deep at {direction:g}°"] = row
+    reason = public_sets.missing()
+    if reason:
+        out["public sets"] = public_sets.skipped("the side-face vote on the public sets", reason)
+        return out
+    score = public_sets.score_module().score
+    for name in public_sets.SETS:
+        entries = public_sets.load_manifest(name)
+        row = {}
+        for vote in (None, DEFAULT_SIDE_FACE_VOTE):
+            camera, preds, voted = CameraReader(side_face_vote=vote), [], None
+            for n, entry in enumerate(entries):
+                frame, scale = load_scaled_image(public_sets.datasets_dir() / name / entry["image"])
+                dice = [d.scaled(1.0 / scale) for d in camera.read(frame).dice]
+                preds.append({"image": entry["image"], "dice": [d.to_json() for d in dice]})
+                voted = n if voted is None and camera.side_faces is not None else voted
+            figures = score(entries, preds, {})
+            row["with_vote" if vote else "without_vote"] = {key: figures[key] for key in
+                                                             ("die_acc", "precision", "recall", "image_acc")}
+        row["voted_from"] = voted
+        out[name] = row
+    return out
+
+
 NO_DICE_PHOTOS = Path(__file__).resolve().parents[1] / "tests" / "data" / "no_dice"
 
 
@@ -222,6 +278,7 @@ def run_all() -> dict:
     skipped = public_sets.skipped("vision accuracy on the public photo sets", reason) if reason else None
     return {"speed": speed(), "accuracy": skipped or accuracy(), "robustness": skipped or robustness(),
             "false_positives": false_positives(), "real_pictures_without_dice": real_pictures_without_dice(),
+            "side_faces_voted": side_faces_voted(),
             "synthetic": synthetic(), "symbol_faces": symbol_faces()}
 
 
@@ -235,6 +292,7 @@ if __name__ == "__main__":
     try:
         result = {"speed": speed, "accuracy": accuracy, "synthetic": synthetic, "robustness": robustness,
                   "false_positives": false_positives, "real_pictures_without_dice": real_pictures_without_dice,
+                  "side_faces_voted": side_faces_voted,
                   "symbol_faces": symbol_faces, "all": run_all}[which]()
     except CompanionError as exc:
         sys.exit(f"bench_vision: {exc}")

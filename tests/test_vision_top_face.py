@@ -12,8 +12,17 @@ import numpy as np
 import pytest
 
 from vision import synth
-from vision.reader import read_file, read_frame
-from vision.top_face import SideFaceParams, die_outline, side_face_finds, top_face_looks
+from vision.reader import CameraReader, read_file, read_frame
+from vision.top_face import (
+    DEFAULT_SIDE_FACE_VOTE,
+    ClosePair,
+    SideFaceParams,
+    close_pairs,
+    die_outline,
+    side_face_finds,
+    top_face_looks,
+    voted_offset,
+)
 
 AIBOX = Path(__file__).parent / "data" / "aibox_pi_single"
 LOW_VIEW_ONE = next(e for e in json.loads((AIBOX / "manifest.json").read_text()) if "bffc842b" in e["image"])
@@ -106,3 +115,63 @@ def test_with_the_cameras_side_faces_known_they_are_no_extra_dice():
         right = {(round(d.center[0]), round(d.center[1]), d.value) for d in plain if extra_finds([d], truth) == 0}
         lost += len(right - {(round(d.center[0]), round(d.center[1]), d.value) for d in known})
     assert before >= 4 and after == 0 and lost == 0
+
+
+def test_finds_of_one_colour_closer_than_a_side_are_a_close_pair_pointing_to_the_less_sure():
+    die, below = (100.0, 100.0), (102.0, 128.0)        # 0.7 of a 40 px side apart
+    [pair] = close_pairs([die, below], [40.0, 30.0], [WHITE, SHADED_WHITE], [0.9, 0.4])
+    assert pair.way == pytest.approx((0.05, 0.7)) and pair.centre == (101.0, 114.0) and pair.side == 40.0
+    [turned] = close_pairs([die, below], [40.0, 30.0], [WHITE, SHADED_WHITE], [0.4, 0.9])
+    assert turned.way == pytest.approx((-0.05, -0.7))
+    assert close_pairs([die, below], [40.0, 40.0], [WHITE, RED], [0.9, 0.4]) == []           # another colour
+    assert close_pairs([die, (100.0, 145.0)], [40.0, 40.0], [WHITE, WHITE], [0.9, 0.4]) == []  # two dice side by side
+    assert close_pairs([die, (104.0, 100.0)], [40.0, 40.0], [WHITE, WHITE], [0.9, 0.4]) == []  # one die found twice
+
+
+def test_the_way_enough_close_pairs_agree_on_is_voted_and_scattered_ways_give_none():
+    rng = np.random.default_rng(3)
+    below = [(float(x), 0.7 + float(y)) for x, y in rng.uniform(-0.15, 0.15, (12, 2))]
+    def ways(degrees):
+        return [(0.7 * float(np.cos(np.radians(a))), 0.7 * float(np.sin(np.radians(a)))) for a in degrees]
+
+    upwards = ways(np.linspace(190, 350, 9))   # dice lying together, at a slant to each other, above one another
+    assert DEFAULT_SIDE_FACE_VOTE.agreeing == 12
+    offset = voted_offset(below + upwards[:8])
+    assert offset is not None and abs(offset[0]) < 0.1 and abs(offset[1] - 0.7) < 0.1
+    assert voted_offset(below[:11] + upwards) is None
+    assert voted_offset(ways(np.arange(0, 360, 9))) is None    # 40 pairs, every way
+    seen = ClosePair((0.0, 0.7), (100.0, 114.0), 40.0)
+    assert seen.same_as(ClosePair((0.02, 0.69), (103.0, 112.0), 41.0))
+    assert not seen.same_as(ClosePair((0.0, 0.7), (200.0, 114.0), 40.0))
+    assert not seen.same_as(ClosePair((0.0, -0.7), (100.0, 114.0), 40.0))
+
+
+def test_a_camera_at_a_slant_votes_where_its_side_faces_show_and_stops_reporting_them():
+    """One camera's rolls, side faces 0.7 deep below each die: the camera reader learns "below" from its own frames
+    and then reports none of them as dice, losing no die a camera without the vote reads right."""
+    voting, plain = CameraReader(), CameraReader(side_face_vote=None)
+    extra_with = extra_without = lost = 0
+    for seed in range(60, 80):
+        image, truth = slanted_tray(seed)
+        with_vote, without = voting.read(image).dice, plain.read(image).dice
+        if voting.side_faces is not None:
+            extra_with, extra_without = extra_with + extra_finds(with_vote, truth), extra_without + extra_finds(without, truth)
+            right = {(round(d.center[0]), round(d.center[1]), d.value) for d in without if extra_finds([d], truth) == 0}
+            lost += len(right - {(round(d.center[0]), round(d.center[1]), d.value) for d in with_vote})
+    assert voting.side_faces is not None
+    offset = voting.side_faces.offset
+    assert abs(offset[0]) < 0.2 and 0.5 < offset[1] < 0.9
+    assert extra_without >= 4 and extra_with <= extra_without // 4 and lost == 0
+
+
+def test_a_still_tray_read_again_and_again_is_one_vote_and_a_straight_camera_gets_no_side_faces():
+    image, _ = slanted_tray(61)
+    camera = CameraReader()
+    for _ in range(40):
+        camera.read(image)
+    assert camera.side_faces is None
+    straight, plain = CameraReader(), CameraReader(side_face_vote=None)
+    for seed in range(30):     # dice of one colour touching each other, seen from straight above
+        image, _ = synth.random_scene(500 + seed, count=(4, 8), colours=["white"], touching=1.0, die_size=(40, 70))
+        assert straight.read(image).dice == plain.read(image).dice
+    assert straight.side_faces is None

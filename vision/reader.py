@@ -26,7 +26,19 @@ from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
 from vision.region import DEFAULT_REGION, RegionParams, detailed_region
-from vision.top_face import DEFAULT_TOP_FACE, SideFaceParams, TopFaceParams, die_outline, side_face_finds, top_face_looks
+from vision.top_face import (
+    DEFAULT_SIDE_FACE_VOTE,
+    DEFAULT_TOP_FACE,
+    ClosePair,
+    SideFaceParams,
+    SideFaceVote,
+    TopFaceParams,
+    close_pairs,
+    die_outline,
+    side_face_finds,
+    top_face_looks,
+    voted_offset,
+)
 from vision.types import DieReading, Reading
 from vision.view import STRAIGHT, Stretch, mean_confidence, read_stretched, surest_slant
 
@@ -426,17 +438,26 @@ def _without_side_faces(image: np.ndarray, dice: tuple[DieReading, ...],
 
 
 class CameraReader:
-    """Reads one camera's frames, remembering the stretch its slant needs: each frame is read
-    through the stretch found last, and a frame whose dice the reader doubts is searched again
-    only when ``search_every`` frames have passed since the last search, twice as many after each
-    search that found the stretch it already had, up to ``longest_wait`` (a search reads the frame
-    6-8 times; a camera's slant stays as it was between frames)."""
+    """Reads one camera's frames, remembering what its mount does to the picture.
 
-    def __init__(self, search_every: int = 20, longest_wait: int = 320):
+    - The stretch its slant needs: each frame is read through the stretch found last, and a frame whose dice the
+      reader doubts is searched again only when ``search_every`` frames have passed since the last search, twice
+      as many after each search that found the stretch it already had, up to ``longest_wait`` (a search reads the
+      frame 6-8 times; a camera's slant stays as it was between frames).
+    - Where it shows dice's side faces (``side_face_vote``; None: never): the latest pairs of finds of one colour
+      closer than a die's side (each counted once however many frames show it) vote on their way, and once enough
+      agree (``side_faces``, :func:`vision.top_face.voted_offset`), a find lying that way from a die, of its colour,
+      is dropped as the die's side face.  Reading with learnt side faces (``params.side_faces``) does not vote."""
+
+    def __init__(self, search_every: int = 20, longest_wait: int = 320,
+                 side_face_vote: SideFaceVote | None = DEFAULT_SIDE_FACE_VOTE):
         self.search_every, self.longest_wait = search_every, longest_wait
         self.slant = STRAIGHT
         self._wait = search_every
         self._since_search = search_every
+        self.side_face_vote = side_face_vote
+        self._pairs: list[ClosePair] = []
+        self.side_faces: SideFaceParams | None = None
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS) -> Reading:
         slanted = read_through_slant(frame, palette=palette, params=params, slant=self.slant,
@@ -447,7 +468,19 @@ class CameraReader:
         else:
             self._since_search += 1
         self.slant = slanted.slant
-        return slanted.reading
+        reading = slanted.reading
+        if self.side_face_vote is None or params.side_faces is not None or len(reading.dice) < 2:
+            return reading
+        image = as_bgr8(frame)
+        bodies = [die_body(image, die.bbox)[1].mean(axis=0) for die in reading.dice]
+        for pair in close_pairs([d.center for d in reading.dice], [d.bbox[2] for d in reading.dice], bodies,
+                                [d.confidence for d in reading.dice], self.side_face_vote):
+            if not any(pair.same_as(seen) for seen in self._pairs):
+                self._pairs = (self._pairs + [pair])[-self.side_face_vote.remembered:]
+        offset = voted_offset([pair.way for pair in self._pairs], self.side_face_vote)
+        self.side_faces = None if offset is None else replace(self.side_face_vote.side_faces, offset=offset)
+        dice = _without_side_faces(image, reading.dice, self.side_faces)
+        return reading if dice == reading.dice else replace(reading, dice=dice)
 
 
 def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> Reading:

@@ -6,14 +6,15 @@ three faces, any of which the reader may take for the value.  The top face is at
 outline (the far end: the top of the picture for a camera held upright), so the reader looks at each
 end on its own.
 
-Where the camera's mount is known (:class:`SideFaceParams`, learnt by "learn my dice"), a die's side faces
-lie the same way from its top face all over the picture: a find there, of the die's colour, is that side
-face and no die of its own.
+Where the camera's mount is known (:class:`SideFaceParams`, learnt by "learn my dice", or voted on from the
+camera's own recent frames, :class:`SideFaceVote`), a die's side faces lie the same way from its top face all over
+the picture: a find there, of the die's colour, is that side face and no die of its own.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -108,3 +109,71 @@ def side_face_finds(centres: Sequence[tuple[float, float]], sides: Sequence[floa
 def _alike(lab_a: np.ndarray, lab_b: np.ndarray, params: SideFaceParams) -> bool:
     return abs(float(lab_a[0] - lab_b[0])) <= params.lightness and \
         float(np.hypot(*(lab_a[1:] - lab_b[1:]))) <= params.colour
+
+
+@dataclass(frozen=True)
+class SideFaceVote:
+    """How a camera's own frames tell where it shows side faces, without "learn my dice".  Two dice lying side by
+    side are at least a side apart; two finds of one colour closer than that are a die and its side face, or dice
+    lying at a slant to each other.  A camera held at a slant shows every die's side faces the same way, so such
+    pairs agree on their way from the surer find to the less sure one; between dice lying together they point any
+    way."""
+
+    closest: float = 0.4   # a pair's two finds lie at least this many die sides apart ...
+    farthest: float = 0.9  # ... and at most this many
+    remembered: int = 20   # the vote counts the camera's latest this many pairs
+    agreeing: int = 12     # at least this many of them must lie within a side face's reach of one way ...
+    opposed: float = 0.5   # ... and at most this share as many the opposite way (seen from low down, a side face is
+    # sometimes read surer than its top face: when that is common, which find is the top face is not known)
+    side_faces: SideFaceParams = field(default_factory=lambda: SideFaceParams((0.0, 0.0)))  # colour match and reach
+
+
+DEFAULT_SIDE_FACE_VOTE = SideFaceVote()
+
+
+class ClosePair(NamedTuple):
+    """Two finds of one colour closer than a die's side: the way from the surer to the less sure, in die sides
+    (x right, y down), the point halfway between them and the larger find's side, in pixels."""
+
+    way: tuple[float, float]
+    centre: tuple[float, float]
+    side: float
+
+    def same_as(self, other: ClosePair) -> bool:
+        """Whether ``other`` is this pair seen again (in the next frame of a still tray)."""
+        return float(np.hypot(self.centre[0] - other.centre[0], self.centre[1] - other.centre[1])) <= 0.25 * self.side \
+            and float(np.hypot(self.way[0] - other.way[0], self.way[1] - other.way[1])) <= 0.1
+
+
+def close_pairs(centres: Sequence[tuple[float, float]], sides: Sequence[float], bodies_lab: Sequence[np.ndarray],
+                confidences: Sequence[float], vote: SideFaceVote = DEFAULT_SIDE_FACE_VOTE) -> list[ClosePair]:
+    """Each pair of finds of one colour lying ``vote.closest`` to ``vote.farthest`` die sides apart (the larger
+    find's side), with its way from the surer find to the less sure one."""
+    pairs = []
+    for a in range(len(centres)):
+        for b in range(a + 1, len(centres)):
+            sure, unsure = (a, b) if confidences[a] >= confidences[b] else (b, a)
+            side = max(sides[a], sides[b])
+            way = np.subtract(centres[unsure], centres[sure]) / side
+            if vote.closest <= float(np.hypot(*way)) <= vote.farthest and \
+                    _alike(bodies_lab[a], bodies_lab[b], vote.side_faces):
+                centre = (centres[a][0] + centres[b][0]) / 2, (centres[a][1] + centres[b][1]) / 2
+                pairs.append(ClosePair((float(way[0]), float(way[1])), centre, float(side)))
+    return pairs
+
+
+def voted_offset(ways: Sequence[tuple[float, float]], vote: SideFaceVote = DEFAULT_SIDE_FACE_VOTE) -> tuple[float, float] | None:
+    """The way at least ``vote.agreeing`` of ``ways`` agree on (the median of those within the side faces' reach
+    of the way most lie near), or None when no way has that many, or when more than ``vote.opposed`` as many
+    point the opposite way."""
+    if len(ways) < vote.agreeing:
+        return None
+    points = np.asarray(ways, np.float64)
+    near = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1)) <= vote.side_faces.reach
+    densest = int(np.argmax(near.sum(axis=1)))
+    agreeing = int(near[densest].sum())
+    opposed = int((np.hypot(*(points + points[densest]).T) <= vote.side_faces.reach).sum())
+    if agreeing < vote.agreeing or opposed > vote.opposed * agreeing:
+        return None
+    offset = np.median(points[near[densest]], axis=0)
+    return round(float(offset[0]), 3), round(float(offset[1]), 3)

@@ -154,6 +154,19 @@ def symbol_face_learnt(sets_per_kind: int = 2, threads: int = 1) -> dict:
 SLANTED_CAMERAS = ((90.0, 0.45), (90.0, 0.7), (30.0, 0.5), (200.0, 0.8), (300.0, 0.6), (135.0, 0.9))
 
 
+def slanted_camera_rolls(camera: int, count: int) -> list[tuple[np.ndarray, list]]:
+    """``count`` rendered rolls (image, truth) seen by camera number ``camera`` of :data:`SLANTED_CAMERAS`: one
+    table, one set of three colours and one die size in the picture, side faces as deep in every roll."""
+    direction, depth = SLANTED_CAMERAS[camera]
+    rng = np.random.default_rng(3000 + camera)
+    table = str(rng.choice(list(synth.BACKGROUNDS)))
+    colours = [str(c) for c in rng.choice(list(synth.DIE_COLOURS), 3, replace=False)]
+    side = float(rng.uniform(40, 90))
+    return [synth.random_scene(3000 + 100 * camera + i, count=(2, 6), colours=colours, background=table,
+                               die_size=(side, side * 1.1), slanted_view=1.0, slant=(depth, depth),
+                               slant_direction_deg=direction) for i in range(count)]
+
+
 def side_faces_learnt(rolls_per_camera: int = 2 * ROLLS, threads: int = 1) -> dict:
     """``{camera: {"before", "after", "learnt"}}``: leave-one-roll-out on rendered rolls seen by each of
     :data:`SLANTED_CAMERAS` (one table, one set of dice and so one size in the picture per camera, side faces as
@@ -161,13 +174,7 @@ def side_faces_learnt(rolls_per_camera: int = 2 * ROLLS, threads: int = 1) -> di
     cv2.setNumThreads(threads)
     out: dict = {}
     for k, (direction, depth) in enumerate(SLANTED_CAMERAS):
-        rng = np.random.default_rng(3000 + k)
-        table = str(rng.choice(list(synth.BACKGROUNDS)))
-        colours = [str(c) for c in rng.choice(list(synth.DIE_COLOURS), 3, replace=False)]
-        side = float(rng.uniform(40, 90))
-        rolls = [confirmed_rendering(*synth.random_scene(
-            3000 + 100 * k + i, count=(2, 6), colours=colours, background=table, die_size=(side, side * 1.1),
-            slanted_view=1.0, slant=(depth, depth), slant_direction_deg=direction)) for i in range(rolls_per_camera)]
+        rolls = [confirmed_rendering(*scene) for scene in slanted_camera_rolls(k, rolls_per_camera)]
         before = after = RollScore(0, 0, 0, 0, 0)
         for start in range(0, len(rolls) - ROLLS + 1, ROLLS):
             result = leave_one_roll_out(rolls[start:start + ROLLS])

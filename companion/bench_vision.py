@@ -195,19 +195,12 @@ def side_faces_voted(rolls: int = 20, threads: int = 1) -> dict:
     photos in shooting order (when the sets are there), each read through one camera reader without and with its
     side-face vote; dice read right and dice reported (synthetic) or score_dice's figures (public), and the first
     roll after which a way was voted (None: never)."""
-    from calibration.bench_learn import SLANTED_CAMERAS
-    from vision import synth
+    from calibration.bench_learn import SLANTED_CAMERAS, slanted_camera_rolls
 
     cv2.setNumThreads(threads)
     out: dict = {}
     for k, (direction, depth) in enumerate(SLANTED_CAMERAS):
-        rng = np.random.default_rng(3000 + k)
-        table = str(rng.choice(list(synth.BACKGROUNDS)))
-        colours = [str(c) for c in rng.choice(list(synth.DIE_COLOURS), 3, replace=False)]
-        side = float(rng.uniform(40, 90))
-        scenes = [synth.random_scene(3000 + 100 * k + i, count=(2, 6), colours=colours, background=table,
-                                     die_size=(side, side * 1.1), slanted_view=1.0, slant=(depth, depth),
-                                     slant_direction_deg=direction) for i in range(rolls)]
+        scenes = slanted_camera_rolls(k, rolls)
         row: dict = {}
         for vote in (None, DEFAULT_SIDE_FACE_VOTE):
             camera, right, reported, voted = CameraReader(side_face_vote=vote), 0, 0, None

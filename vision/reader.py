@@ -53,9 +53,9 @@ class ReaderParams:
     weak_find_not_a_die: float = 0.1  # the reader is this sure they are dice ("not a die" probability at most)
     value_threshold: float = 0.5  # reader probability of its best value below which the value is None
     unreadable_confidence: float = 0.25  # a die read with neither a value nor a symbol is reported only with at least
-    # this confidence (its finder score x the face's best probability, which is below value_threshold: the finder was
-    # sure of it); a doubtful find the reader cannot read is, on real photos, a face, a crater or a far-away die's
-    # shadow, not a die (docs/benchmarks.md; 0: always reported)
+    # this confidence (finder score x face probability, the latter below value_threshold: so only where the finder
+    # was sure of it); a doubtful find the reader cannot read is, on real photos, a face, a crater or a far-away
+    # die's shadow, not a die (docs/benchmarks.md; 0: always reported)
     second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
     # wider and narrower, the surest reading kept (empty: never)
     shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,

@@ -426,13 +426,29 @@ def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> t
     return tuple(die for die in dice if die.value is not None or die.symbol or die.confidence >= params.unreadable_confidence)
 
 
-def _without_side_faces(image: np.ndarray, dice: tuple[DieReading, ...],
-                        side_faces: SideFaceParams | None) -> tuple[DieReading, ...]:
+class _DieBodies:
+    """Each die's mean body colour (CIELAB) in ``image``, measured the first time it is asked for: most dice lie
+    too far from any other for the side-face checks to need it."""
+
+    def __init__(self, image: np.ndarray, dice: tuple[DieReading, ...]):
+        self._image, self._dice, self._lab = image, dice, {}
+
+    def __len__(self) -> int:
+        return len(self._dice)
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        if index not in self._lab:
+            self._lab[index] = die_body(self._image, self._dice[index].bbox)[1].mean(axis=0)
+        return self._lab[index]
+
+
+def _without_side_faces(image: np.ndarray, dice: tuple[DieReading, ...], side_faces: SideFaceParams | None,
+                        bodies: _DieBodies | None = None) -> tuple[DieReading, ...]:
     """``dice`` without the finds that are another die's side face where the camera shows them
     (``ReaderParams.side_faces``)."""
     if side_faces is None or len(dice) < 2:
         return dice
-    bodies = [die_body(image, die.bbox)[1].mean(axis=0) for die in dice]
+    bodies = _DieBodies(image, dice) if bodies is None else bodies
     dropped = side_face_finds([die.center for die in dice], [die.bbox[2] for die in dice], bodies, side_faces)
     return tuple(die for i, die in enumerate(dice) if i not in dropped)
 
@@ -471,16 +487,17 @@ class CameraReader:
         reading = slanted.reading
         if self.side_face_vote is None or params.side_faces is not None or len(reading.dice) < 2:
             return reading
+        start = time.perf_counter()
         image = as_bgr8(frame)
-        bodies = [die_body(image, die.bbox)[1].mean(axis=0) for die in reading.dice]
+        bodies = _DieBodies(image, reading.dice)
         for pair in close_pairs([d.center for d in reading.dice], [d.bbox[2] for d in reading.dice], bodies,
                                 [d.confidence for d in reading.dice], self.side_face_vote):
             if not any(pair.same_as(seen) for seen in self._pairs):
                 self._pairs = (self._pairs + [pair])[-self.side_face_vote.remembered:]
         offset = voted_offset([pair.way for pair in self._pairs], self.side_face_vote)
         self.side_faces = None if offset is None else replace(self.side_face_vote.side_faces, offset=offset)
-        dice = _without_side_faces(image, reading.dice, self.side_faces)
-        return reading if dice == reading.dice else replace(reading, dice=dice)
+        dice = _without_side_faces(image, reading.dice, self.side_faces, bodies)
+        return replace(reading, dice=dice, ms=reading.ms + (time.perf_counter() - start) * 1000.0)
 
 
 def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> Reading:

@@ -201,7 +201,7 @@ def serve_readings(conn, niceness: int) -> None:
     from vision.settle import Settler
 
     how_now: list = [(None, None)]    # the palette and the profile's learnt dice (calibration.profile.MyDice)
-    camera_reader = CameraReader()    # without learnt dice, the camera's slant is looked for in its frames
+    camera_reader = CameraReader()    # without learnt dice, the camera's slant and side faces are found from its frames
 
     def read(frame: np.ndarray) -> Reading:
         palette, my_dice = how_now[0]

@@ -214,7 +214,7 @@ def run(args) -> int:
         raise UserError(f"--hold must be more than 0 and at most {MAX_HOLD_SECONDS} seconds, not {args.hold:g}")
     spec = args.camera or default_spec()
     profile = load_profile_option(args.profile)
-    camera_reader = CameraReader()      # one camera's frames: its slant is remembered from frame to frame
+    camera_reader = CameraReader()      # one camera's frames: its slant and side faces are remembered from frame to frame
     read = camera_reader.read if profile is None else partial(profile.read, camera=camera_reader)
     if args.frames:
         options = {"controls": profile.camera} if profile is not None and spec.split(":")[0] == "pi" else {}

@@ -476,7 +476,8 @@ class CameraReader:
         self.side_faces: SideFaceParams | None = None
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS) -> Reading:
-        slanted = read_through_slant(frame, palette=palette, params=params, slant=self.slant,
+        image = as_bgr8(frame)
+        slanted = read_through_slant(image, palette=palette, params=params, slant=self.slant,
                                      search=self._since_search >= self._wait)
         if slanted.searched:
             self._wait = min(2 * self._wait, self.longest_wait) if slanted.slant == self.slant else self.search_every
@@ -488,7 +489,6 @@ class CameraReader:
         if self.side_face_vote is None or params.side_faces is not None or len(reading.dice) < 2:
             return reading
         start = time.perf_counter()
-        image = as_bgr8(frame)
         bodies = _DieBodies(image, reading.dice)
         for pair in close_pairs([d.center for d in reading.dice], [d.bbox[2] for d in reading.dice], bodies,
                                 [d.confidence for d in reading.dice], self.side_face_vote):

@@ -105,3 +105,4 @@ def test_what_was_learnt_besides_the_dice_is_said_in_one_whole_line(ui):
     assert "symbol face as a 6" in app.notice and "side faces" in app.notice
     shown = [w for w in app.screen("settings").walk() if isinstance(w, Label) and w.text == app.notice]
     assert any(w.height > 0 and w.get_root_window() and whole_text_fits(w) for w in shown), app.notice
+    ui.screenshot("settings-my-dice-symbol-and-side-faces-learnt")

@@ -6,12 +6,13 @@ never seen) and synthetic renders from vision.synth.  What each set gives:
   matteop65_wood  pip-cluster boxes only     -> centre; side estimated from the cluster (PIP_BOX_TO_SIDE)
   aibox_pi_single no boxes, one die a photo  -> located by training/aibox_boxes.py; empty photos = negatives
 Needs PyTorch (training only):  .venv/bin/pip install torch==2.13.0 onnx
-Run (both from scratch, about 30 minutes on 2 cores; see training/README.md for what it reaches and the committed models):
-    .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 22 --reader-minutes 27 --synth-frames 1000 --seed 40
+Run (both from scratch, under 30 minutes on 2 cores; see training/README.md for what it reaches and the committed models):
+    .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 21 --reader-minutes 26 --synth-frames 1000 --negatives 300 --seed 40
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing
 import pickle
@@ -539,9 +540,16 @@ def save_checkpoint(net: nn.Module, path: Path) -> None:
     torch.save(net.state_dict(), path)
 
 
+def in_bfloat16(enabled: bool) -> contextlib.AbstractContextManager:
+    """Forward passes in bfloat16 (weights, optimiser and losses stay float32) when ``enabled`` and the processor
+    computes bfloat16 itself (AVX-512 BF16 or AMX): about 1.5 times the steps a minute there; else float32."""
+    native = torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled and native)
+
+
 def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
                  resume: bool = False, lr_scale: float = 1.0, snapshot: Path | None = None,
-                 model_file: Path | None = None) -> Finder:
+                 model_file: Path | None = None, bfloat16: bool = True) -> Finder:
     """``snapshot``, if given, is where the finder as it stands after FINDER_SNAPSHOT_SHARE of its minutes is
     exported, so that a reader trained alongside can learn its finds before it is done."""
     net = resumed(Finder(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
@@ -559,7 +567,8 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
         heat = torch.from_numpy(np.stack([b[1] for b in batch]))
         reg = torch.from_numpy(np.stack([b[2] for b in batch]))
         mask = torch.from_numpy(np.stack([b[3] for b in batch]))
-        out = net(x)
+        with in_bfloat16(bfloat16):
+            out = net(x).float()
         loss_heat = focal_heat_loss(out[:, 0], heat)
         n = mask.sum().clamp(min=1.0)
         loss_reg = (F.l1_loss(out[:, 1:], reg, reduction="none") * mask[:, None]).sum() / n
@@ -580,7 +589,7 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
 
 def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
                  resume: bool = False, lr_scale: float = 1.0, pending: Callable[[], bool] | None = None,
-                 model_file: Path | None = None) -> Reader:
+                 model_file: Path | None = None, bfloat16: bool = True) -> Reader:
     """``pending``, if given, is called every 100 steps until it returns True (it may add finder finds to
     ``photos``)."""
     net = resumed(Reader(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
@@ -601,7 +610,9 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
                 samples.append(s)
         x = to_tensor([s[0] for s in samples]).contiguous(memory_format=torch.channels_last)
         y = torch.tensor([s[1] for s in samples])
-        losses = F.cross_entropy(net(x).flatten(1), y, label_smoothing=0.05, reduction="none")
+        with in_bfloat16(bfloat16):
+            logits = net(x).float()
+        losses = F.cross_entropy(logits.flatten(1), y, label_smoothing=0.05, reduction="none")
         hardness.update(hard, losses[:len(hard)].detach().numpy())
         loss = losses.mean()
         opt.zero_grad()
@@ -721,7 +732,7 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
     command = [sys.executable, __file__, "--only", "finder", "--threads", "1", "--finder-minutes", str(a.finder_minutes),
                "--synth-frames", str(a.synth_frames), "--seed", str(a.seed), "--checkpoint-dir", str(a.checkpoint_dir),
                "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale), "--finder-snapshot", str(snapshot),
-               "--negatives", str(a.negatives)]
+               "--negatives", str(a.negatives)] + (["--float32"] if a.float32 else [])
     finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []) + (["--from-models"] if a.from_models else []))
     torch.set_num_threads(1)
     snapshot_mined = False
@@ -740,7 +751,8 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
         return True
 
     reader = train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
-                          pending=learn_finder_finds, model_file=dice_net.READER_FILE if a.from_models else None)
+                          pending=learn_finder_finds, model_file=dice_net.READER_FILE if a.from_models else None,
+                          bfloat16=not a.float32)
     finish_reader(reader, a, photos, rng)
     if finder_run.wait():
         raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
@@ -785,6 +797,9 @@ def main() -> None:
     ap.add_argument("--side-by-side", action="store_true",
                     help="train the finder (in a child process) and the reader at once, one thread each; the reader "
                          "learns the finds of the finder's snapshot, then of the trained finder, and then takes both threads")
+    ap.add_argument("--float32", action="store_true",
+                    help="train in float32 throughout (by default the forward passes run in bfloat16 where the "
+                         "processor computes it natively, about 1.5 times the steps a minute)")
     a = ap.parse_args()
     if a.side_by_side and a.only:
         ap.error("--side-by-side trains both networks; leave out --only")
@@ -807,7 +822,7 @@ def main() -> None:
     if a.only in (None, "finder"):
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
         finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
-                              dice_net.FINDER_FILE if a.from_models else None)
+                              dice_net.FINDER_FILE if a.from_models else None, bfloat16=not a.float32)
         save_checkpoint(finder, finder_checkpoint)
         finder_file = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
@@ -817,7 +832,8 @@ def main() -> None:
         finish_reader(from_model(Reader(), dice_net.READER_FILE), a, photos, rng, symbol=a.only == "symbol")
     elif a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
-                                   model_file=dice_net.READER_FILE if a.from_models else None), a, photos, rng)
+                                   model_file=dice_net.READER_FILE if a.from_models else None, bfloat16=not a.float32),
+                      a, photos, rng)
 
 
 if __name__ == "__main__":

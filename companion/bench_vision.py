@@ -203,13 +203,11 @@ def side_faces_voted(rolls: int = 20, threads: int = 1) -> dict:
         scenes = slanted_camera_rolls(k, rolls)
         row: dict = {}
         for vote in (None, DEFAULT_SIDE_FACE_VOTE):
-            camera, right, reported, voted = CameraReader(side_face_vote=vote), 0, 0, None
-            for n, (image, truth) in enumerate(scenes):
-                dice = camera.read(image).dice
-                right, reported = right + match_truth(truth, dice), reported + len(dice)
-                voted = n if voted is None and camera.side_faces is not None else voted
-            row["with_vote" if vote else "without_vote"] = {"dice": sum(len(t) for _, t in scenes), "right": right,
-                                                             "reported": reported}
+            read, voted = _through_one_camera(((image, 1.0) for image, _ in scenes), vote)
+            row["with_vote" if vote else "without_vote"] = {
+                "dice": sum(len(truth) for _, truth in scenes),
+                "right": sum(match_truth(truth, dice) for (_, truth), dice in zip(scenes, read)),
+                "reported": sum(len(dice) for dice in read)}
         row["voted_from"] = voted
         out[f"side faces {depth:g} deep at {direction:g}°"] = row
     reason = public_sets.missing()
@@ -221,18 +219,26 @@ def side_faces_voted(rolls: int = 20, threads: int = 1) -> dict:
         entries = public_sets.load_manifest(name)
         row = {}
         for vote in (None, DEFAULT_SIDE_FACE_VOTE):
-            camera, preds, voted = CameraReader(side_face_vote=vote), [], None
-            for n, entry in enumerate(entries):
-                frame, scale = load_scaled_image(public_sets.datasets_dir() / name / entry["image"])
-                dice = [d.scaled(1.0 / scale) for d in camera.read(frame).dice]
-                preds.append({"image": entry["image"], "dice": [d.to_json() for d in dice]})
-                voted = n if voted is None and camera.side_faces is not None else voted
-            figures = score(entries, preds, {})
+            read, voted = _through_one_camera(
+                (load_scaled_image(public_sets.datasets_dir() / name / entry["image"]) for entry in entries), vote)
+            figures = score(entries, [{"image": entry["image"], "dice": [d.to_json() for d in dice]}
+                                      for entry, dice in zip(entries, read)], {})
             row["with_vote" if vote else "without_vote"] = {key: figures[key] for key in
                                                              ("die_acc", "precision", "recall", "image_acc")}
         row["voted_from"] = voted
         out[name] = row
     return out
+
+
+def _through_one_camera(frames, vote) -> tuple[list[list], int | None]:
+    """Each (frame, scale) of ``frames`` read in turn by one camera reader with side-face vote ``vote`` (None: no
+    vote): each frame's dice, in the pixels of the file the frame was scaled from, and the frame after which a way
+    was first voted (None: never)."""
+    camera, read, voted = CameraReader(side_face_vote=vote), [], None
+    for n, (frame, scale) in enumerate(frames):
+        read.append([die.scaled(1.0 / scale) for die in camera.read(frame).dice])
+        voted = n if voted is None and camera.side_faces is not None else voted
+    return read, voted
 
 
 NO_DICE_PHOTOS = Path(__file__).resolve().parents[1] / "tests" / "data" / "no_dice"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
 import multiprocessing
 import pickle
@@ -540,11 +541,16 @@ def save_checkpoint(net: nn.Module, path: Path) -> None:
     torch.save(net.state_dict(), path)
 
 
+@functools.cache
+def native_bfloat16() -> bool:
+    """Whether the processor computes bfloat16 itself (AVX-512 BF16 or AMX); asked once per process."""
+    return torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+
+
 def in_bfloat16(enabled: bool) -> contextlib.AbstractContextManager:
     """Forward passes in bfloat16 (weights, optimiser and losses stay float32) when ``enabled`` and the processor
-    computes bfloat16 itself (AVX-512 BF16 or AMX): about 1.5 times the steps a minute there; else float32."""
-    native = torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled and native)
+    computes bfloat16 natively: nearly twice the steps a minute on this machine (training/README.md); else float32."""
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled and native_bfloat16())
 
 
 def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
@@ -799,7 +805,7 @@ def main() -> None:
                          "learns the finds of the finder's snapshot, then of the trained finder, and then takes both threads")
     ap.add_argument("--float32", action="store_true",
                     help="train in float32 throughout (by default the forward passes run in bfloat16 where the "
-                         "processor computes it natively, about 1.5 times the steps a minute)")
+                         "processor computes it natively, nearly twice the steps a minute)")
     a = ap.parse_args()
     if a.side_by_side and a.only:
         ap.error("--side-by-side trains both networks; leave out --only")

@@ -96,10 +96,12 @@ def measured_read(frame: np.ndarray) -> dict:
 
 
 def _flops(shape: tuple) -> float:
-    """FLOPs of one forward pass on an input of NCHW ``shape`` (the reader's crops are 40 px, the finder's not)."""
-    batch, _, height, width = shape
+    """FLOPs of one forward pass on an input of NCHW ``shape``: 40 px crops go to the face reader (3 channels) or the
+    print check (6: a crop and a wider one), any other size to the finder."""
+    batch, channels, height, width = shape
     if (height, width) == (dice_net.CROP_SIZE, dice_net.CROP_SIZE):
-        return batch * _net(dice_net.READER_FILE).getFLOPS((1, 3, height, width))
+        model = dice_net.READER_FILE if channels == 3 else dice_net.PRINT_CHECK_FILE
+        return batch * _net(model).getFLOPS((1, channels, height, width))
     return batch * _net(dice_net.FINDER_FILE).getFLOPS((1, 3, height, width))
 
 

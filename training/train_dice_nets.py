@@ -68,14 +68,21 @@ SYMBOL_PRIOR = 3.0  # log-odds taken off the fitted symbol class: symbol faces a
 # took real dice with a worn or logo-marked 1 for symbols (docs/benchmarks.md, "Symbol faces as their own answer")
 PRINT_PICTURES = 300  # pictures of pip prints (domino halves, dots printed on cards) the print check learns from
 PRINT_SEED_BASE = 800_000  # far from the false-positive benchmark's seeds 0-29
-PRINT_HIDDEN = 32  # units of the print check's one hidden layer
-PRINT_STEPS = 1500
-PRINT_DIE_CROPS = 12000  # most finds on dice and elsewhere it learns from, each shown twice
+PRINT_WIDTH = 32  # channels of the print check's first layers (twice as many in its last two)
+PRINT_EPOCHS = 12  # passes over its samples (a one-cycle learning rate, PRINT_LR at its top)
+PRINT_LR = 3e-3
+PRINT_BATCH = 128
+PRINT_COPIES = 3  # samples made of each find, each turned, squashed, dimmed and lit its own way
+PRINT_DIE_CROPS = 12000  # most finds on dice and elsewhere it learns from
 PRINT_OTHER_FINDS = 5  # finds on no die it takes from each photo (flat on a picture without dice, else not flat)
 PRINT_SYMBOL_TRAYS = 60  # symbol trays whose dice it learns are dice (a star on a die is no print)
 PRINT_SQUASHED = 0.5  # share of the crops of those dice squashed as by a tilted camera (a slanted die is no print)
 PRINT_DIMMED = 0.3  # share of all those finds seen darker, by a factor drawn from PRINT_DIM (a dim die is no print)
 PRINT_DIM = (0.3, 1.0)
+PRINT_CAST = 0.5  # share of the samples seen under a warm or cool light (PRINT_CAST_GAINS at either end; ivory dice
+# under a tungsten lamp look like a white card's dots, docs/benchmarks.md "The print check, a network of its own")
+PRINT_CAST_GAINS = (0.4, 0.05, 0.3)  # blue, green and red gain changes of the warmest light (the coolest: the opposite)
+PRINT_JITTER = 0.5  # share of the samples given the reader's colour jitter (colour_jitter)
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
@@ -250,26 +257,16 @@ class Reader(nn.Module):
         return self.classify(self.body(x))  # (n, classes, 1, 1): no Flatten/Gemm for OpenCV's importer
 
 
-class ReaderWithFeatures(nn.Module):
-    """The reader as exported: its answers ("out") and the features they are made from ("features"), which the
-    print check reads."""
-
-    def __init__(self, reader: Reader):
-        super().__init__()
-        self.reader = reader
-
-    def forward(self, x):
-        features = self.reader.body(x)
-        return self.reader.classify(features), features
-
-
 class PrintCheck(nn.Module):
-    """The reader's features of a die's crop and of a crop CONTEXT_SCALE times as wide (256 channels) -> the
-    log-odds that the find is something flat (dots printed on a domino half or a card, a number token), not a die."""
+    """A find's crop and one CONTEXT_SCALE times as wide, stacked (6 channels, dice_net.print_check_input) -> the
+    log-odds that the find is something flat (dots printed on a domino half or a card, a number token), not a die.
+    A network of its own, not a head on the reader's features: a reader trained anew needs no other check."""
 
     def __init__(self):
         super().__init__()
-        self.layers = nn.Sequential(nn.Conv2d(256, PRINT_HIDDEN, 1), nn.ReLU(), nn.Conv2d(PRINT_HIDDEN, 1, 1))
+        w = PRINT_WIDTH
+        self.layers = nn.Sequential(cbr(6, w, 2), cbr(w, w), nn.MaxPool2d(2), cbr(w, 2 * w), nn.MaxPool2d(2),
+                                    cbr(2 * w, 2 * w), nn.AdaptiveAvgPool2d(1), nn.Conv2d(2 * w, 1, 1))
 
     def forward(self, x):
         return self.layers(x)
@@ -494,9 +491,7 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
 
 
 def dimmed(image: np.ndarray, gain: float) -> np.ndarray:
-    """``image`` (uint8) with its brightness times ``gain``, truncated.  Not ``vision.variants.dim``, which rounds:
-    the committed print check was fitted with this, and refitted with rounding it lets 2 false dice through, not 1
-    (docs/benchmarks.md, "The print check sees dim dice")."""
+    """``image`` (uint8) with its brightness times ``gain``, truncated."""
     return image if gain == 1.0 else np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
@@ -669,11 +664,12 @@ def fit_symbol_class(reader: Reader, photos: list[Photo], rng: np.random.Generat
     return reader
 
 
-def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generator) -> PrintCheck:
-    """Teach the print check (the reader's features frozen) to tell dice from things flat: the finder's finds on
-    PRINT_PICTURES pictures of pip prints and on the pictures without dice in ``photos`` (text, number tokens,
-    stains...) from its finds on dice and elsewhere in the photos and the dice of PRINT_SYMBOL_TRAYS symbol trays, a
-    real photo's die weighing PRINT_REAL_DIE_WEIGHT."""
+def fit_print_check(photos: list[Photo], rng: np.random.Generator) -> PrintCheck:
+    """Teach the print check to tell dice from things flat: the finder's finds on PRINT_PICTURES pictures of pip
+    prints and on the pictures without dice in ``photos`` (text, number tokens, stains...) from its finds on dice
+    and elsewhere in the photos and the dice of PRINT_SYMBOL_TRAYS symbol trays, a real photo's die weighing
+    PRINT_REAL_DIE_WEIGHT.  The finds are those recorded by mine_finder_finds (the labelled dice where there are
+    none), and the pip prints' are mined with the finder it last ran."""
     from vision.synth_negatives import render_negative
 
     prints = [Photo(render_negative(PRINT_SEED_BASE + i, "pip prints"), [], "prints") for i in range(PRINT_PICTURES)]
@@ -686,44 +682,63 @@ def fit_print_check(reader: Reader, photos: list[Photo], rng: np.random.Generato
         on_dice = photo.finder_views or photo.dice
         others += [(photo, x, y, side, 0.0, weight) for x, y, side, _ in on_dice]
         others += [(photo, x, y, side, flat, 1.0) for x, y, side in photo.hard_negatives[:PRINT_OTHER_FINDS]]
-    picked = rng.permutation(len(others))[:PRINT_DIE_CROPS]
-    finds += [others[i] for i in picked] * 2
-    features = []
-    reader.eval()
-    with torch.no_grad():
-        for start in range(0, len(finds), 256):
-            batch = finds[start:start + 256]
-            turns = rng.integers(0, 4, len(batch)) * 90.0
-            squash = [tilted_view(rng) if flat == 0.0 and rng.random() < PRINT_SQUASHED else None
-                      for *_, flat, _ in batch]  # both crops of a find turned, squashed and dimmed alike
-            light = np.where(rng.random(len(batch)) < PRINT_DIMMED, rng.uniform(*PRINT_DIM, len(batch)), 1.0)
-            crops = [[dimmed(dice_net.crop_die(p.image, (x, y), side * scale, turn, squash=tilt), gain)
-                      for (p, x, y, side, _, _), turn, tilt, gain in zip(batch, turns, squash, light)]
-                     for scale in (1.0, dice_net.CONTEXT_SCALE)]
-            features.append(torch.cat([reader.body(to_tensor(c)) for c in crops], 1))
-    features = torch.cat(features)
-    labels, weights = (torch.tensor([f[k] for f in finds]) for k in (4, 5))
+    finds += [others[i] for i in rng.permutation(len(others))[:PRINT_DIE_CROPS]]
+    samples = np.stack([print_sample(rng, p.image, x, y, side, flat == 0.0)
+                        for _ in range(PRINT_COPIES) for p, x, y, side, flat, _ in finds])
+    labels, weights = (torch.tensor([f[k] for f in finds] * PRINT_COPIES, dtype=torch.float32) for k in (4, 5))
     check = PrintCheck()
-    opt = torch.optim.Adam(check.parameters(), lr=0.01, weight_decay=1e-4)
-    for _ in range(PRINT_STEPS):
-        loss = (F.binary_cross_entropy_with_logits(check(features).flatten(), labels, reduction="none") * weights).sum() / weights.sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    batches = len(samples) // PRINT_BATCH
+    opt = torch.optim.AdamW(check.parameters(), lr=PRINT_LR, weight_decay=1e-3)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=PRINT_LR, total_steps=PRINT_EPOCHS * batches)
+    check.train()
+    for _ in range(PRINT_EPOCHS):
+        order = rng.permutation(len(samples))
+        for b in range(batches):
+            picked = order[b * PRINT_BATCH:(b + 1) * PRINT_BATCH]
+            said = check(torch.from_numpy(dice_net.normalise(samples[picked]))).flatten()
+            loss = (F.binary_cross_entropy_with_logits(said, labels[picked], reduction="none") * weights[picked]).sum() \
+                / weights[picked].sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            schedule.step()
+    check.eval()
     with torch.no_grad():
-        said = torch.sigmoid(check(features).flatten()) >= 0.9
-    print(f"print check fitted on {len(finds)} finds ({int(labels.sum())} on prints and pictures without dice), loss "
-          f"{loss.item():.3f}; those caught {said[labels == 1].float().mean():.3f}, others taken for them {int(said[labels == 0].sum())}")
+        said = torch.cat([check(torch.from_numpy(dice_net.normalise(samples[i:i + 512]))).flatten()
+                          for i in range(0, len(samples), 512)]).sigmoid() >= 0.9
+    print(f"print check fitted on {len(finds)} finds x {PRINT_COPIES} ({int(labels.sum()) // PRINT_COPIES} on prints "
+          f"and pictures without dice), last loss {loss.item():.3f}; those caught {said[labels == 1].float().mean():.3f}, "
+          f"others taken for them {int(said[labels == 0].sum())}")
     return check
 
 
-def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool,
-           outputs: tuple[str, ...] = ("out",)) -> None:
+def print_sample(rng: np.random.Generator, image: np.ndarray, x: float, y: float, side: float, die: bool) -> np.ndarray:
+    """One print check sample of a find: its two crops turned, mirrored, dimmed, under a warm or cool light and
+    colour-jittered alike; a die's squashed as by a tilted camera in PRINT_SQUASHED of the samples (a slanted die is
+    no print)."""
+    tilt = tilted_view(rng) if die and rng.random() < PRINT_SQUASHED else None
+    pair = dice_net.print_check_input(image, (x, y), side, rng.integers(0, 4) * 90.0, squash=tilt)
+    if rng.random() < 0.5:
+        pair = pair[:, ::-1]
+    if rng.random() < PRINT_DIMMED:
+        pair = dimmed(pair, rng.uniform(*PRINT_DIM))
+    if rng.random() < PRINT_CAST:
+        warmth = rng.uniform(-1, 1)
+        blue, green, red = PRINT_CAST_GAINS
+        gains = np.array([1 - blue * warmth, 1 - green * abs(warmth), 1 + red * warmth]) * rng.uniform(0.95, 1.05, 3)
+        pair = np.clip(pair * np.tile(gains, 2).astype(np.float32), 0, 255).astype(np.uint8)
+    if rng.random() < PRINT_JITTER:
+        side_by_side = colour_jitter(rng, np.ascontiguousarray(np.hstack([pair[..., :3], pair[..., 3:]])))
+        pair = np.concatenate([side_by_side[:, :dice_net.CROP_SIZE], side_by_side[:, dice_net.CROP_SIZE:]], axis=2)
+    return pair
+
+
+def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool) -> None:
     net.eval().to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
     axes = {0: "n", 2: "h", 3: "w"} if dynamic_size else {0: "n"}
     torch.onnx.export(net, example, str(path), dynamo=False, opset_version=13, input_names=["image"],
-                      output_names=list(outputs), dynamic_axes={"image": axes, **{name: {0: "n"} for name in outputs}})
+                      output_names=["out"], dynamic_axes={"image": axes, "out": {0: "n"}})
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
 
 
@@ -766,14 +781,19 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
 
 def finish_reader(reader: Reader, a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator,
                   symbol: bool = True) -> None:
-    """Fit the symbol class (unless ``symbol`` is False) and the print check, keep the weights and export."""
+    """Fit the symbol class (unless ``symbol`` is False), keep the weights and export; then fit the print check."""
     if symbol:
         fit_symbol_class(reader, photos, rng)
-    check = fit_print_check(reader, photos, rng)
     save_checkpoint(reader, a.checkpoint_dir / "reader.pt")
-    export(ReaderWithFeatures(reader), a.out_dir / dice_net.READER_FILE.name,
-           torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE), dynamic_size=False, outputs=("out", "features"))
-    export(check, a.out_dir / dice_net.PRINT_CHECK_FILE.name, torch.zeros(1, 256, 1, 1), dynamic_size=False)
+    export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
+           dynamic_size=False)
+    finish_print_check(a, photos, rng)
+
+
+def finish_print_check(a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator) -> None:
+    """Fit the print check and export it."""
+    export(fit_print_check(photos, rng), a.out_dir / dice_net.PRINT_CHECK_FILE.name,
+           torch.zeros(1, 6, dice_net.CROP_SIZE, dice_net.CROP_SIZE), dynamic_size=False)
 
 
 def main() -> None:
@@ -834,8 +854,10 @@ def main() -> None:
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
         mine_finder_finds(photos, finder_file)
-    if a.only in ("symbol", "print"):
-        finish_reader(from_model(Reader(), dice_net.READER_FILE), a, photos, rng, symbol=a.only == "symbol")
+    if a.only == "symbol":
+        finish_reader(from_model(Reader(), dice_net.READER_FILE), a, photos, rng)
+    elif a.only == "print":
+        finish_print_check(a, photos, rng)
     elif a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
                                    model_file=dice_net.READER_FILE if a.from_models else None, bfloat16=not a.float32),

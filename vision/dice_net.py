@@ -5,11 +5,10 @@
   grid it gives a die-centre score, the die's side (log pixels) and a sub-cell offset;
 - the *reader* (``dice_reader.onnx``): a classifier of :data:`CROP_SIZE` px crops around each
   found die (side x :data:`CROP_MARGIN`), giving the top face's value 1-6, "not a die", or a die whose
-  top face shows a maker's symbol instead of pips (no number to read); it also gives the features its
-  answers are made from;
-- the *print check* (``print_check.onnx``): from the reader's features of a find's crop and of one
-  :data:`CONTEXT_SCALE` times as wide, the log-odds that the find is something flat (dots printed on a
-  domino half or a card, a number token), not a die.
+  top face shows a maker's symbol instead of pips (no number to read);
+- the *print check* (``print_check.onnx``): a network of its own on a find's crop and one
+  :data:`CONTEXT_SCALE` times as wide (:func:`print_check_input`), giving the log-odds that the find is
+  something flat (dots printed on a domino half or a card, a number token), not a die.
 
 All run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
 preparation functions so that crops and inputs match exactly.
@@ -72,6 +71,15 @@ def crop_die(image_bgr: np.ndarray, centre: tuple[float, float], side: float, an
     if squash is not None:
         matrix = squashed(matrix, squash, (size / 2.0, size / 2.0))
     return cv2.warpAffine(image_bgr, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def print_check_input(image_bgr: np.ndarray, centre: tuple[float, float], side: float, angle_deg: float = 0.0,
+                      squash: np.ndarray | None = None) -> np.ndarray:
+    """The print check's input for a find: its crop and one :data:`CONTEXT_SCALE` times as wide (where a domino's
+    other half, a token's rim or a card's edge shows), both turned and squashed alike, as one (CROP_SIZE,
+    CROP_SIZE, 6) uint8 array."""
+    return np.concatenate([crop_die(image_bgr, centre, side * scale, angle_deg, squash=squash)
+                           for scale in (1.0, CONTEXT_SCALE)], axis=2)
 
 
 def squashed(matrix: np.ndarray, squash: np.ndarray, centre: tuple[float, float]) -> np.ndarray:

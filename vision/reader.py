@@ -205,14 +205,10 @@ def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
 
 def _print_probability(image: np.ndarray, finds) -> np.ndarray:
     """How likely each find is something flat (printed dots, a number token), not a die: the print check's answer from
-    the reader's features of the find's crop and of one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other
-    half, a token's rim, a card's edge)."""
-    reader = _net(dice_net.READER_FILE)
-    reader.setInput(dice_net.normalise(np.stack([dice_net.crop_die(image, (x, y), side * scale)
-                                                 for scale in (1.0, dice_net.CONTEXT_SCALE) for x, y, side, _ in finds])))
-    features = reader.forward("features")
+    the find's crop and one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a token's rim, a card's
+    edge)."""
     check = _net(dice_net.PRINT_CHECK_FILE)
-    check.setInput(np.concatenate([features[: len(finds)], features[len(finds):]], axis=1))
+    check.setInput(dice_net.normalise(np.stack([dice_net.print_check_input(image, (x, y), side) for x, y, side, _ in finds])))
     return 1.0 / (1.0 + np.exp(-check.forward().reshape(len(finds))))
 
 

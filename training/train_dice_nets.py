@@ -491,7 +491,8 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
 
 
 def dimmed(image: np.ndarray, gain: float) -> np.ndarray:
-    """``image`` (uint8) with its brightness times ``gain``, truncated."""
+    """``image`` (uint8) with its brightness times ``gain``, truncated (``vision.variants.dim`` rounds: the committed
+    print check was fitted with this, and a fit's draws decide which real die at the margin it drops)."""
     return image if gain == 1.0 else np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 

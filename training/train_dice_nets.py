@@ -6,6 +6,7 @@ never seen) and synthetic renders from vision.synth.  What each set gives:
   matteop65_wood  pip-cluster boxes only     -> centre; side estimated from the cluster (PIP_BOX_TO_SIDE)
   aibox_pi_single no boxes, one die a photo  -> located by training/aibox_boxes.py; empty photos = negatives
 Needs PyTorch (training only):  .venv/bin/pip install torch==2.13.0 onnx
+and, for the print check's real pictures without dice, Debian's packages of PICTURE_PACKAGES (apt-get install).
 Run (both from scratch, under 30 minutes on 2 cores; see training/README.md for what it reaches and the committed models):
     .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 21 --reader-minutes 26 --synth-frames 1000 --negatives 300 --seed 40
 """
@@ -83,6 +84,18 @@ PRINT_CAST = 0.5  # share of the samples seen under a warm or cool light (PRINT_
 # under a tungsten lamp look like a white card's dots, docs/benchmarks.md "The print check, a network of its own")
 PRINT_CAST_GAINS = (0.4, 0.05, 0.3)  # blue, green and red gain changes of the warmest light (the coolest: the opposite)
 PRINT_JITTER = 0.5  # share of the samples given the reader's colour jitter (colour_jitter)
+PRINT_FEW_PIXELS = 0.2  # share of the samples seen as if the find were only LOW_RES_SIDE px across (few_pixels)
+PHOTO_VIEWS = 6  # views the print check takes of each real photo without dice: the whole, and crops of
+PHOTO_CROP = (0.25, 0.6)  # this share of its long side, each scaled to PHOTO_VIEW_SIDE px on its long side
+PHOTO_VIEW_SIDE = 640
+PHOTOS_WITHOUT_DICE = (Path("/usr/share/backgrounds"), Path("/usr/share/wallpapers"))  # Debian's desktop backgrounds
+# (PICTURE_PACKAGES) put their photos and pictures here
+OBJECT_PICTURES = Path("/usr/share/tuxpaint/stamps")  # cut-out photos and drawings of things (Debian's tuxpaint-stamps-default)
+PICTURE_PACKAGES = ("mate-backgrounds", "plasma-workspace-wallpapers", "ukui-wallpapers", "lomiri-wallpapers",
+                    "gnome-backgrounds", "tuxpaint-stamps-default")  # what puts those pictures there
+OBJECT_TABLES = 400  # pictures of such things strewn on a table, for the print check (none of them a die)
+OBJECT_COUNT = (3, 9)  # things on each
+OBJECT_SIDE = (20.0, 200.0)  # px, each thing's long side in a 640x480 picture
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
@@ -162,6 +175,85 @@ def negative_photos(count: int) -> list[Photo]:
 
     kinds = [kind for kind in KINDS if kind != "pip prints"]
     return [Photo(render_negative(NEGATIVE_SEED_BASE + i, kinds[i % len(kinds)]), [], "negatives") for i in range(count)]
+
+
+def photo_files_without_dice(folders) -> list[Path]:
+    """The image files under ``folders``, one per wallpaper where a wallpaper comes in several sizes (the one nearest
+    1920 px wide, by its name such as ``1920x1080.jpg``)."""
+    files: dict[Path, Path] = {}
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*")):
+            if path.suffix.lower() not in (".jpg", ".jpeg", ".png") or path.stat().st_size == 0:
+                continue
+            sized = path.stem.split("x")
+            if len(sized) == 2 and all(n.isdigit() for n in sized):
+                key = path.parent.parent  # .../Name/contents/images/1920x1080.jpg: one per Name
+                if key not in files or abs(int(sized[0]) - 1920) < abs(int(files[key].stem.split("x")[0]) - 1920):
+                    files[key] = path
+            else:
+                files[path] = path
+    return sorted(files.values())
+
+
+def photos_without_dice(folders, rng: np.random.Generator) -> list[Photo]:
+    """PHOTO_VIEWS views of each real photo or picture under ``folders``, none with a die in it: the whole, and crops
+    of PHOTO_CROP of its long side, each scaled to PHOTO_VIEW_SIDE px on its long side."""
+    views = []
+    for path in photo_files_without_dice(folders):
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        for k in range(PHOTO_VIEWS):
+            side = max(h, w) if k == 0 else int(rng.uniform(*PHOTO_CROP) * max(h, w))
+            cw, ch = min(side, w), min(side * 3 // 4 if k else side, h)
+            x, y = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+            part = image[y:y + ch, x:x + cw]
+            scale = PHOTO_VIEW_SIDE / max(part.shape[:2])
+            views.append(Photo(cv2.resize(part, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), [],
+                               "photos without dice"))
+    return views
+
+
+def objects_on_tables(folder: Path, count: int, rng: np.random.Generator) -> list[Photo]:
+    """``count`` 640x480 pictures of OBJECT_COUNT things (cut-out pictures under ``folder``, PNG with a see-through
+    background) strewn on a synthetic table, each OBJECT_SIDE px long, turned, casting a soft shadow, lit brighter
+    or dimmer; no die among them."""
+    from vision.synth import BACKGROUNDS, _background
+
+    files = sorted(p for p in Path(folder).rglob("*.png") if not p.stem.endswith("_mirror"))
+    pictures = []
+    for _ in range(count if files else 0):
+        table = _background(rng, 640, 480, str(rng.choice(list(BACKGROUNDS))))
+        for path in rng.choice(files, int(rng.integers(*OBJECT_COUNT))):
+            thing = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            if thing is None or thing.ndim < 3 or thing.shape[2] != 4:
+                continue
+            scale = rng.uniform(*OBJECT_SIDE) / max(thing.shape[:2])
+            thing = cv2.resize(thing, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+            h, w = thing.shape[:2]
+            turn = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(0, 360)), 1.0)
+            side = int(math.hypot(w, h)) + 2
+            turn[:, 2] += ((side - w) / 2, (side - h) / 2)
+            thing = cv2.warpAffine(thing, turn, (side, side)).astype(np.float32)
+            x, y = int(rng.integers(-side // 3, 640 - side // 2)), int(rng.integers(-side // 3, 480 - side // 2))
+            alpha = thing[..., 3:] / 255.0
+            shadow = cv2.GaussianBlur(alpha, (0, 0), 1.0 + 0.05 * side)[..., None] * rng.uniform(0.2, 0.5)
+            shift = int(rng.integers(2, 3 + side // 12))
+            for layer, weight, dx in ((np.zeros_like(thing[..., :3]), shadow, shift), (thing[..., :3], alpha, 0)):
+                (ty, tx), (sy, sx) = _paste_window(table.shape, x + dx, y + dx, side)
+                table[ty, tx] = table[ty, tx] * (1 - weight[sy, sx]) + layer[sy, sx] * weight[sy, sx]
+        table *= rng.uniform(0.6, 1.15)
+        table += rng.standard_normal(table.shape).astype(np.float32) * 2.0
+        pictures.append(Photo(np.clip(table, 0, 255).astype(np.uint8), [], "photos without dice"))
+    return pictures
+
+
+def _paste_window(shape, x: int, y: int, side: int):
+    """The (rows, columns) slices of a ``side`` px square pasted at (x, y) on a picture of ``shape``: in the picture
+    and in the square."""
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + side, shape[1]), min(y + side, shape[0])
+    return (slice(y0, y1), slice(x0, x1)), (slice(y0 - y, y1 - y), slice(x0 - x, x1 - x))
 
 
 def synthetic_tray(i: int) -> Photo:
@@ -665,17 +757,29 @@ def fit_symbol_class(reader: Reader, photos: list[Photo], rng: np.random.Generat
     return reader
 
 
-def fit_print_check(photos: list[Photo], rng: np.random.Generator) -> PrintCheck:
-    """Teach the print check to tell dice from things flat: the finder's finds on PRINT_PICTURES pictures of pip
-    prints and on the pictures without dice in ``photos`` (text, number tokens, stains...) from its finds on dice
-    and elsewhere in the photos and the dice of PRINT_SYMBOL_TRAYS symbol trays, a real photo's die weighing
-    PRINT_REAL_DIE_WEIGHT.  The finds are those recorded by mine_finder_finds (the labelled dice where there are
-    none), and the pip prints' are mined with the finder it last ran."""
+def mine_reader_dice(photos: list[Photo]) -> None:
+    """Put the dice the committed reader (the print check left out) reports on ``photos``, pictures without dice, before
+    their finder finds in ``hard_negatives``: the false dice the print check is asked about."""
+    from vision.reader import read_frame
+
+    for photo in photos:
+        dice = read_frame(photo.image, print_check=1.0).dice
+        photo.hard_negatives[:0] = [(*die.center, die.bbox[2]) for die in dice]
+
+
+def fit_print_check(photos: list[Photo], rng: np.random.Generator, without_dice: list[Photo] = ()) -> PrintCheck:
+    """Teach the print check to tell dice from things flat and other things that are no die: the finder's finds on
+    PRINT_PICTURES pictures of pip prints, on the pictures without dice in ``photos`` (text, number tokens, stains...)
+    and the first PRINT_OTHER_FINDS recorded on each of ``without_dice`` (real photos, things on tables), from its
+    finds on dice and elsewhere in the photos and the dice of PRINT_SYMBOL_TRAYS symbol trays, a real photo's die
+    weighing PRINT_REAL_DIE_WEIGHT.  The finds are those recorded by mine_finder_finds (the labelled dice where there
+    are none), and the pip prints' are mined with the finder it last ran."""
     from vision.synth_negatives import render_negative
 
     prints = [Photo(render_negative(PRINT_SEED_BASE + i, "pip prints"), [], "prints") for i in range(PRINT_PICTURES)]
     mine_finder_finds(prints, dice_net.FINDER_FILE)
     finds = [(p, x, y, side, 1.0, 1.0) for p in prints for x, y, side in p.hard_negatives]
+    finds += [(p, x, y, side, 1.0, 1.0) for p in without_dice for x, y, side in p.hard_negatives[:PRINT_OTHER_FINDS]]
     others = []
     for photo in photos + [symbol_tray(i) for i in range(PRINT_SYMBOL_TRAYS)]:
         flat = float(photo.source == "negatives")
@@ -715,9 +819,11 @@ def fit_print_check(photos: list[Photo], rng: np.random.Generator) -> PrintCheck
 
 def print_sample(rng: np.random.Generator, image: np.ndarray, x: float, y: float, side: float, die: bool) -> np.ndarray:
     """One print check sample of a find: its two crops turned, mirrored, dimmed, under a warm or cool light and
-    colour-jittered alike; a die's squashed as by a tilted camera in PRINT_SQUASHED of the samples (a slanted die is
-    no print)."""
+    colour-jittered alike, from few pixels in PRINT_FEW_PIXELS of the samples; a die's squashed as by a tilted camera
+    in PRINT_SQUASHED of the samples (a slanted die is no print)."""
     tilt = tilted_view(rng) if die and rng.random() < PRINT_SQUASHED else None
+    if rng.random() < PRINT_FEW_PIXELS:
+        image, x, y, side = few_pixels(image, x, y, side, rng.uniform(*LOW_RES_SIDE))
     pair = dice_net.print_check_input(image, (x, y), side, rng.integers(0, 4) * 90.0, squash=tilt)
     if rng.random() < 0.5:
         pair = pair[:, ::-1]
@@ -732,6 +838,20 @@ def print_sample(rng: np.random.Generator, image: np.ndarray, x: float, y: float
         side_by_side = colour_jitter(rng, np.ascontiguousarray(np.hstack([pair[..., :3], pair[..., 3:]])))
         pair = np.concatenate([side_by_side[:, :dice_net.CROP_SIZE], side_by_side[:, dice_net.CROP_SIZE:]], axis=2)
     return pair
+
+
+def few_pixels(image: np.ndarray, x: float, y: float, side: float, small_side: float):
+    """``(image, x, y, side)`` of a find of ``side`` px as a picture taken from farther away shows it, ``small_side`` px
+    across: the part of ``image`` around it (as far as the print check's wider crop reaches) scaled down."""
+    if small_side >= side:
+        return image, x, y, side
+    reach = int(2.5 * side) + 1
+    x0, y0 = max(int(x) - reach, 0), max(int(y) - reach, 0)
+    part = image[y0:int(y) + reach, x0:int(x) + reach]
+    scale = small_side / side
+    small = cv2.resize(part, (max(round(part.shape[1] * scale), 1), max(round(part.shape[0] * scale), 1)),
+                       interpolation=cv2.INTER_AREA)
+    return small, (x - x0) * scale, (y - y0) * scale, small_side
 
 
 def export(net: nn.Module, path: Path, example: torch.Tensor, dynamic_size: bool) -> None:
@@ -792,8 +912,12 @@ def finish_reader(reader: Reader, a: argparse.Namespace, photos: list[Photo], rn
 
 
 def finish_print_check(a: argparse.Namespace, photos: list[Photo], rng: np.random.Generator) -> None:
-    """Fit the print check and export it."""
-    export(fit_print_check(photos, rng), a.out_dir / dice_net.PRINT_CHECK_FILE.name,
+    """Fit the print check (with the false dice and finds on real photos and things without dice) and export it."""
+    without_dice = photos_without_dice(a.photos_without_dice, rng) + objects_on_tables(a.object_pictures, OBJECT_TABLES, rng)
+    mine_finder_finds(without_dice, dice_net.FINDER_FILE)
+    mine_reader_dice(without_dice)
+    print(f"{len(without_dice)} views of photos without dice, {sum(len(p.hard_negatives) for p in without_dice)} finds")
+    export(fit_print_check(photos, rng, without_dice), a.out_dir / dice_net.PRINT_CHECK_FILE.name,
            torch.zeros(1, 6, dice_net.CROP_SIZE, dice_net.CROP_SIZE), dynamic_size=False)
 
 
@@ -819,6 +943,10 @@ def main() -> None:
                     help=f"also export the finder to this file after {round(100 * FINDER_SNAPSHOT_SHARE)}%% of its minutes")
     ap.add_argument("--negatives", type=int, default=0,
                     help="pictures without dice (text, boards, coins, pip prints...) added to the training photos")
+    ap.add_argument("--photos-without-dice", type=Path, nargs="*", default=list(PHOTOS_WITHOUT_DICE),
+                    help="folders of real photos without dice whose false finds the print check learns are no dice")
+    ap.add_argument("--object-pictures", type=Path, default=OBJECT_PICTURES,
+                    help="a folder of cut-out pictures of things (PNG) strewn on tables for the print check to learn")
     ap.add_argument("--from-models", action="store_true",
                     help="start from the committed ONNX models (vision/models) instead of fresh weights or --resume")
     ap.add_argument("--side-by-side", action="store_true",
@@ -835,6 +963,9 @@ def main() -> None:
     no_photos = public_sets.missing([public_sets.manifest_path(name) for name in public_sets.SETS])
     if no_photos:
         sys.exit(f"train_dice_nets: {no_photos}")
+    absent = [str(folder) for folder in (*a.photos_without_dice, a.object_pictures) if not folder.is_dir()]
+    if absent and a.only != "finder":
+        sys.exit(f"train_dice_nets: no {', '.join(absent)}; apt-get install {' '.join(PICTURE_PACKAGES)}")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)

@@ -4,10 +4,11 @@ Two small networks (vision/dice_net.py) do the work: the finder scores every cel
 coarse grid as a die centre and estimates the die's size there; the reader looks at a
 crop around each centre and says which face (1-6) is on top, that the top face shows a
 symbol instead of pips, or that it is not a die.  A third, tiny one checks the dice read
-weakly against flat things: dots printed on a domino or a card, number tokens.  A die whose
-face the reader is not sure of, or that shows a symbol whose number it was not taught
-(``symbol_value``), keeps ``value=None``; nothing is guessed.  A frame whose dice it doubts
-is read again through stretches that undo a slanted camera's squash (vision/view.py).
+weakly against flat things (dots printed on a domino or a card, number tokens) and other things
+that are no die (a spoon's glint, a face, a leaf).  A die whose face the reader is not sure
+of, or that shows a symbol whose number it was not taught (``symbol_value``), keeps
+``value=None``; nothing is guessed.  A frame whose dice it doubts is read again through
+stretches that undo a slanted camera's squash (vision/view.py).
 """
 from __future__ import annotations
 
@@ -89,7 +90,8 @@ class ReaderParams:
     region: RegionParams = DEFAULT_REGION  # how that part is found
     print_check: float = 0.95  # a die read with a confidence below print_check_below is dropped when the print check
     print_check_below: float = 0.5  # (dice_net.PRINT_CHECK_FILE) gives it at least this probability of being
-    # something flat (dots printed on a domino half or a card, a number token), from its crop and a wider one (1.0: never)
+    # something flat (dots printed on a domino half or a card, a number token) or another thing that is no die, from
+    # its crop and a wider one (1.0: never)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
     slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this (or with no dice read where the
@@ -204,8 +206,8 @@ def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
 
 
 def _print_probability(image: np.ndarray, finds) -> np.ndarray:
-    """How likely each find is something flat (printed dots, a number token), not a die: the print check's answer from
-    the find's crop and one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a token's rim, a card's
+    """How likely each find is something flat (printed dots, a number token) or another thing, not a die: the print
+    check's answer from the find's crop and one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a token's rim, a card's
     edge)."""
     check = _net(dice_net.PRINT_CHECK_FILE)
     check.setInput(dice_net.normalise(np.stack([dice_net.print_check_input(image, (x, y), side) for x, y, side, _ in finds])))

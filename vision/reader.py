@@ -88,10 +88,11 @@ class ReaderParams:
     zoom_share: float = 0.5  # ... whose detail (vision/region.py) lies within this share of its long side is read in
     # that part alone, so that dice far below the camera are not shrunk to a few pixels for the finder (0: never)
     region: RegionParams = DEFAULT_REGION  # how that part is found
-    print_check: float = 0.95  # a die read with a confidence below print_check_below is dropped when the print check
+    print_check: float = 0.97  # a die read with a confidence below print_check_below is dropped when the print check
     print_check_below: float = 0.5  # (dice_net.PRINT_CHECK_FILE) gives it at least this probability of being
     # something flat (dots printed on a domino half or a card, a number token) or another thing that is no die, from
-    # its crop and a wider one (1.0: never)
+    # its crop and a wider one (1.0: never; at 0.95 the check fitted in the twenty-sixth session drops two fewer
+    # rendered false dice of 200, and a slanted die read through a stretch: docs/benchmarks.md)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
     slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this (or with no dice read where the
@@ -214,14 +215,14 @@ def _print_probability(image: np.ndarray, finds) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-check.forward().reshape(len(finds))))
 
 
-def _without_prints(image: np.ndarray, kept: list, params: ReaderParams) -> list:
-    """The (find, probabilities) pairs of ``kept`` but those read with a confidence below ``print_check_below`` that
-    the print check takes for something flat (see ``ReaderParams.print_check``)."""
-    weak = [i for i, (find, p) in enumerate(kept) if find[3] * _face_probability(p) < params.print_check_below]
+def _without_prints(image: np.ndarray, read: list, params: ReaderParams) -> list:
+    """The (find, probabilities) pairs of ``read`` but those read with a confidence below ``print_check_below`` that
+    the print check takes for something flat or another thing that is no die (see ``ReaderParams.print_check``)."""
+    weak = [i for i, (find, p) in enumerate(read) if find[3] * _face_probability(p) < params.print_check_below]
     if params.print_check >= 1.0 or not weak:
-        return kept
-    prints = {i for i, q in zip(weak, _print_probability(image, [kept[i][0] for i in weak])) if q >= params.print_check}
-    return [pair for i, pair in enumerate(kept) if i not in prints]
+        return read
+    prints = {i for i, q in zip(weak, _print_probability(image, [read[i][0] for i in weak])) if q >= params.print_check}
+    return [pair for i, pair in enumerate(read) if i not in prints]
 
 
 def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderParams):
@@ -516,12 +517,14 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
             read = list(zip(*_second_look(image, candidates, _read_values(image, candidates, params), params)))
         big_dice = [(f, p) for f, p in read[: len(big)]
                     if _sure_die(f, p, params) and not _a_group_of_dice(f, p, read[len(big):], params)]
+        # prints go before duplicates: a big find on a group of far-away dice that the check drops hides none of them
         kept = []
-        for (cx, cy, side, score), p in big_dice + _dice_surest_first(read[len(big):], params):
+        for (cx, cy, side, score), p in _without_prints(image, big_dice + _dice_surest_first(read[len(big):], params),
+                                                        params):
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
                 continue
             kept.append(((cx, cy, side, score), p))
-        kept = _top_face_look(image, _without_prints(image, kept, params), params)
+        kept = _top_face_look(image, kept, params)
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
         for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))

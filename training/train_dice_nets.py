@@ -758,8 +758,8 @@ def fit_symbol_class(reader: Reader, photos: list[Photo], rng: np.random.Generat
 
 
 def mine_reader_dice(photos: list[Photo]) -> None:
-    """Put the dice the committed reader (the print check left out) reports on ``photos``, pictures without dice, before
-    their finder finds in ``hard_negatives``: the false dice the print check is asked about."""
+    """Put the dice the reader (dice_net's networks, the print check left out) reports on ``photos``, pictures without
+    dice, before their finder finds in ``hard_negatives``: the false dice the print check is asked about."""
     from vision.reader import read_frame
 
     for photo in photos:
@@ -916,7 +916,8 @@ def finish_print_check(a: argparse.Namespace, photos: list[Photo], rng: np.rando
     without_dice = photos_without_dice(a.photos_without_dice, rng) + objects_on_tables(a.object_pictures, OBJECT_TABLES, rng)
     mine_finder_finds(without_dice, dice_net.FINDER_FILE)
     mine_reader_dice(without_dice)
-    print(f"{len(without_dice)} views of photos without dice, {sum(len(p.hard_negatives) for p in without_dice)} finds")
+    print(f"{len(without_dice)} pictures without dice (photo views and tables of things), "
+          f"{sum(len(p.hard_negatives) for p in without_dice)} finds")
     export(fit_print_check(photos, rng, without_dice), a.out_dir / dice_net.PRINT_CHECK_FILE.name,
            torch.zeros(1, 6, dice_net.CROP_SIZE, dice_net.CROP_SIZE), dynamic_size=False)
 

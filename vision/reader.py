@@ -208,8 +208,8 @@ def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
 
 def _print_probability(image: np.ndarray, finds) -> np.ndarray:
     """How likely each find is something flat (printed dots, a number token) or another thing, not a die: the print
-    check's answer from the find's crop and one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a token's rim, a card's
-    edge)."""
+    check's answer from the find's crop and one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a
+    token's rim, a card's edge)."""
     check = _net(dice_net.PRINT_CHECK_FILE)
     check.setInput(dice_net.normalise(np.stack([dice_net.print_check_input(image, (x, y), side) for x, y, side, _ in finds])))
     return 1.0 / (1.0 + np.exp(-check.forward().reshape(len(finds))))

@@ -219,7 +219,7 @@ def objects_on_tables(folder: Path, count: int, rng: np.random.Generator) -> lis
     """``count`` 640x480 pictures of OBJECT_COUNT things (cut-out pictures under ``folder``, PNG with a see-through
     background) strewn on a synthetic table, each OBJECT_SIDE px long, turned, casting a soft shadow, lit brighter
     or dimmer; no die among them."""
-    from vision.synth import BACKGROUNDS, _background
+    from vision.synth import BACKGROUNDS, _background, _window
 
     files = sorted(p for p in Path(folder).rglob("*.png") if not p.stem.endswith("_mirror"))
     pictures = []
@@ -241,19 +241,12 @@ def objects_on_tables(folder: Path, count: int, rng: np.random.Generator) -> lis
             shadow = cv2.GaussianBlur(alpha, (0, 0), 1.0 + 0.05 * side)[..., None] * rng.uniform(0.2, 0.5)
             shift = int(rng.integers(2, 3 + side // 12))
             for layer, weight, dx in ((np.zeros_like(thing[..., :3]), shadow, shift), (thing[..., :3], alpha, 0)):
-                (ty, tx), (sy, sx) = _paste_window(table.shape, x + dx, y + dx, side)
+                (ty, tx), (sy, sx) = _window(table.shape, x + dx, y + dx, thing.shape)
                 table[ty, tx] = table[ty, tx] * (1 - weight[sy, sx]) + layer[sy, sx] * weight[sy, sx]
         table *= rng.uniform(0.6, 1.15)
         table += rng.standard_normal(table.shape).astype(np.float32) * 2.0
         pictures.append(Photo(np.clip(table, 0, 255).astype(np.uint8), [], "photos without dice"))
     return pictures
-
-
-def _paste_window(shape, x: int, y: int, side: int):
-    """The (rows, columns) slices of a ``side`` px square pasted at (x, y) on a picture of ``shape``: in the picture
-    and in the square."""
-    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + side, shape[1]), min(y + side, shape[0])
-    return (slice(y0, y1), slice(x0, x1)), (slice(y0 - y, y1 - y), slice(x0 - x, x1 - x))
 
 
 def synthetic_tray(i: int) -> Photo:

@@ -17,6 +17,7 @@ from vision.top_face import (
     DEFAULT_SIDE_FACE_VOTE,
     ClosePair,
     SideFaceParams,
+    SideFaceVote,
     close_pairs,
     die_outline,
     side_face_finds,
@@ -142,6 +143,7 @@ def test_the_way_enough_close_pairs_agree_on_is_voted_and_scattered_ways_give_no
     assert voted_offset(ways(np.arange(0, 360, 9))) is None    # 40 pairs, every way
     seen = ClosePair((0.0, 0.7), (100.0, 114.0), 40.0)
     assert seen.same_as(ClosePair((0.02, 0.69), (103.0, 112.0), 41.0))
+    assert not seen.same_as(ClosePair((0.02, 0.69), (103.0, 112.0), 41.0), SideFaceVote(same_within=0.05))  # 3.6 px > 2
     assert not seen.same_as(ClosePair((0.0, 0.7), (200.0, 114.0), 40.0))
     assert not seen.same_as(ClosePair((0.0, -0.7), (100.0, 114.0), 40.0))
 

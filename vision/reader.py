@@ -93,6 +93,8 @@ class ReaderParams:
     # something flat (dots printed on a domino half or a card, a number token) or another thing that is no die, from
     # its crop and a wider one (1.0: never; at 0.95 the check fitted in the twenty-sixth session drops two fewer
     # rendered false dice of 200, and a slanted die read through a stretch: docs/benchmarks.md)
+    print_check_sure: float = 0.999  # a die read with a confidence from print_check_below up to print_check_sure_below
+    print_check_sure_below: float = 0.7  # is dropped when the print check gives it at least print_check_sure
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
     slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this (or with no dice read where the
@@ -216,12 +218,22 @@ def _print_probability(image: np.ndarray, finds) -> np.ndarray:
 
 
 def _without_prints(image: np.ndarray, read: list, params: ReaderParams) -> list:
-    """The (find, probabilities) pairs of ``read`` but those read with a confidence below ``print_check_below`` that
-    the print check takes for something flat or another thing that is no die (see ``ReaderParams.print_check``)."""
-    weak = [i for i, (find, p) in enumerate(read) if find[3] * _face_probability(p) < params.print_check_below]
-    if params.print_check >= 1.0 or not weak:
+    """The (find, probabilities) pairs of ``read`` but those the print check takes for something flat or another
+    thing that is no die: at ``print_check`` for a die read with a confidence below ``print_check_below``, at
+    ``print_check_sure`` for one read below ``print_check_sure_below`` (see ``ReaderParams.print_check``; 1.0
+    leaves the whole check out)."""
+    if params.print_check >= 1.0:
         return read
-    prints = {i for i, q in zip(weak, _print_probability(image, [read[i][0] for i in weak])) if q >= params.print_check}
+    bars = {}
+    for i, (find, p) in enumerate(read):
+        confidence = find[3] * _face_probability(p)
+        bar = params.print_check if confidence < params.print_check_below else \
+            params.print_check_sure if confidence < params.print_check_sure_below else 1.0
+        if bar < 1.0:
+            bars[i] = bar
+    if not bars:
+        return read
+    prints = {i for i, q in zip(bars, _print_probability(image, [read[i][0] for i in bars])) if q >= bars[i]}
     return [pair for i, pair in enumerate(read) if i not in prints]
 
 
@@ -491,7 +503,7 @@ class CameraReader:
         bodies = _DieBodies(image, reading.dice)
         for pair in close_pairs([d.center for d in reading.dice], [d.bbox[2] for d in reading.dice], bodies,
                                 [d.confidence for d in reading.dice], self.side_face_vote):
-            if not any(pair.same_as(seen) for seen in self._pairs):
+            if not any(pair.same_as(seen, self.side_face_vote) for seen in self._pairs):
                 self._pairs = (self._pairs + [pair])[-self.side_face_vote.remembered:]
         offset = voted_offset([pair.way for pair in self._pairs], self.side_face_vote)
         self.side_faces = None if offset is None else replace(self.side_face_vote.side_faces, offset=offset)

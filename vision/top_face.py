@@ -122,6 +122,8 @@ class SideFaceVote:
     closest: float = 0.4   # a pair's two finds lie at least this many die sides apart ...
     farthest: float = 0.9  # ... and at most this many
     remembered: int = 20   # the vote counts the camera's latest this many pairs
+    same_within: float = 0.25  # a pair is one seen before when its middle moved at most this many die sides ...
+    same_way_within: float = 0.1  # ... and its way (in die sides) changed at most this much
     agreeing: int = 12     # at least this many of them must lie within a side face's reach of one way ...
     opposed: float = 0.5   # ... and at most this share as many the opposite way (seen from low down, a side face is
     # sometimes read surer than its top face: when that is common, which find is the top face is not known)
@@ -139,10 +141,12 @@ class ClosePair(NamedTuple):
     centre: tuple[float, float]
     side: float
 
-    def same_as(self, other: ClosePair) -> bool:
-        """Whether ``other`` is this pair seen again (in the next frame of a still tray)."""
-        return float(np.hypot(self.centre[0] - other.centre[0], self.centre[1] - other.centre[1])) <= 0.25 * self.side \
-            and float(np.hypot(self.way[0] - other.way[0], self.way[1] - other.way[1])) <= 0.1
+    def same_as(self, other: ClosePair, vote: SideFaceVote = DEFAULT_SIDE_FACE_VOTE) -> bool:
+        """Whether ``other`` is this pair seen again (in the next frame of a still tray), within ``vote``'s
+        ``same_within`` and ``same_way_within``."""
+        moved = float(np.hypot(self.centre[0] - other.centre[0], self.centre[1] - other.centre[1]))
+        turned = float(np.hypot(self.way[0] - other.way[0], self.way[1] - other.way[1]))
+        return moved <= vote.same_within * self.side and turned <= vote.same_way_within
 
 
 def close_pairs(centres: Sequence[tuple[float, float]], sides: Sequence[float], bodies_lab: Sequence[np.ndarray],

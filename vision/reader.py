@@ -93,8 +93,9 @@ class ReaderParams:
     # something flat (dots printed on a domino half or a card, a number token) or another thing that is no die, from
     # its crop and a wider one (1.0: never; at 0.95 the check fitted in the twenty-sixth session drops two fewer
     # rendered false dice of 200, and a slanted die read through a stretch: docs/benchmarks.md)
-    print_check_sure: float = 0.999  # a die read with a confidence from print_check_below up to print_check_sure_below
-    print_check_sure_below: float = 0.7  # is dropped when the print check gives it at least print_check_sure
+    print_check_sure: float = 0.999  # a die reported with a confidence from print_check_below up to
+    print_check_sure_below: float = 0.7  # print_check_sure_below is dropped when the print check gives it at least
+    # print_check_sure (asked once about the frame's last reading; print_check 1.0 leaves this out too)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
     slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this (or with no dice read where the
@@ -218,22 +219,12 @@ def _print_probability(image: np.ndarray, finds) -> np.ndarray:
 
 
 def _without_prints(image: np.ndarray, read: list, params: ReaderParams) -> list:
-    """The (find, probabilities) pairs of ``read`` but those the print check takes for something flat or another
-    thing that is no die: at ``print_check`` for a die read with a confidence below ``print_check_below``, at
-    ``print_check_sure`` for one read below ``print_check_sure_below`` (see ``ReaderParams.print_check``; 1.0
-    leaves the whole check out)."""
-    if params.print_check >= 1.0:
+    """The (find, probabilities) pairs of ``read`` but those read with a confidence below ``print_check_below`` that
+    the print check takes for something flat or another thing that is no die (see ``ReaderParams.print_check``)."""
+    weak = [i for i, (find, p) in enumerate(read) if find[3] * _face_probability(p) < params.print_check_below]
+    if params.print_check >= 1.0 or not weak:
         return read
-    bars = {}
-    for i, (find, p) in enumerate(read):
-        confidence = find[3] * _face_probability(p)
-        bar = params.print_check if confidence < params.print_check_below else \
-            params.print_check_sure if confidence < params.print_check_sure_below else 1.0
-        if bar < 1.0:
-            bars[i] = bar
-    if not bars:
-        return read
-    prints = {i for i, q in zip(bars, _print_probability(image, [read[i][0] for i in bars])) if q >= bars[i]}
+    prints = {i for i, q in zip(weak, _print_probability(image, [read[i][0] for i in weak])) if q >= params.print_check}
     return [pair for i, pair in enumerate(read) if i not in prints]
 
 
@@ -427,8 +418,22 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
         doubtful_from_nothing = not reading.dice and mean_confidence(best) < params.slant_doubtful
         if not doubtful_from_nothing and (slant.is_identity or mean_confidence(best) >= mean_confidence(reading)):
             reading, slant = best, found
-    dice = _without_side_faces(image, _without_unreadable(reading.dice, params), params.side_faces)
+    dice = _without_side_faces(image, _without_certain_prints(image, _without_unreadable(reading.dice, params), params),
+                               params.side_faces)
     return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched)
+
+
+def _without_certain_prints(image: np.ndarray, dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
+    """``dice`` without those reported with a confidence from ``params.print_check_below`` up to
+    ``print_check_sure_below`` that the print check gives at least ``print_check_sure`` of being no die."""
+    if params.print_check >= 1.0 or params.print_check_sure >= 1.0:
+        return dice
+    asked = [i for i, die in enumerate(dice) if params.print_check_below <= die.confidence < params.print_check_sure_below]
+    if not asked:
+        return dice
+    finds = [(*dice[i].center, max(dice[i].bbox[2:]), dice[i].confidence) for i in asked]
+    certain = {i for i, q in zip(asked, _print_probability(image, finds)) if q >= params.print_check_sure}
+    return tuple(die for i, die in enumerate(dice) if i not in certain)
 
 
 def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:

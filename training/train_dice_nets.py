@@ -8,7 +8,7 @@ never seen) and synthetic renders from vision.synth.  What each set gives:
 Needs PyTorch (training only):  .venv/bin/pip install torch==2.13.0 onnx
 and, for the print check's real pictures without dice, Debian's packages of PICTURE_PACKAGES (apt-get install).
 Run (both from scratch, under 30 minutes on 2 cores; see training/README.md for what it reaches and the committed models):
-    .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 21 --reader-minutes 26 --synth-frames 1000 --negatives 300 --seed 40
+    .venv/bin/python training/train_dice_nets.py --side-by-side --finder-minutes 17 --reader-minutes 20 --synth-frames 1000 --negatives 300 --seed 40
 """
 from __future__ import annotations
 

@@ -395,7 +395,8 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     where the finder surely saw a die and no die was read, is read as it is and through the stretches
     of :func:`vision.view.surest_slant`, and the surest reading kept (dice found only through a
     stretch must themselves reach ``params.slant_doubtful``).  Doubtful finds the reader cannot read
-    (``params.unreadable_confidence``), and finds lying where ``params.side_faces`` says this camera shows a die's
+    (``params.unreadable_confidence``), dice the print check is all but certain are no die
+    (``params.print_check_sure``), and finds lying where ``params.side_faces`` says this camera shows a die's
     side faces, are dropped last."""
     start = time.perf_counter()
     if not 1 <= params.views <= 4:

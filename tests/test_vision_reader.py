@@ -327,7 +327,7 @@ def test_the_print_check_drops_most_false_dice_on_real_photos_without_dice():
     photos = sorted((DATA / "no_dice").glob("*.jpg"))  # a cat, a coffee cup, the astronaut...: never trained on
     unchecked = sum(len(r.dice) for r in read_files(photos, lambda frame: read_frame(frame, print_check=1.0)))
     checked = sum(len(r.dice) for r in read_files(photos))
-    assert unchecked >= 6 and checked <= unchecked // 2   # measured 8 and 3 (2026-11-29)
+    assert unchecked >= 6 and checked <= unchecked // 2   # measured 8 and 2 (2026-11-30)
 
 
 def test_dots_printed_on_a_card_read_fairly_surely_are_dropped_when_the_check_is_certain():

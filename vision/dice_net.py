@@ -8,8 +8,8 @@
   top face shows a maker's symbol instead of pips (no number to read);
 - the *print check* (``print_check.onnx``): a network of its own on a find's crop and one
   :data:`CONTEXT_SCALE` times as wide (:func:`print_check_input`), giving the log-odds that the find is
-  something flat (dots printed on a domino half or a card, a number token) or another thing that is no
-  die (a spoon, a face, a leaf), not a die.
+  something flat (dots printed on a domino half or a card, a number token) or another thing (a spoon,
+  a face, a leaf), not a die.
 
 All run with OpenCV's dnn module; training (``training/train_dice_nets.py``) uses the same
 preparation functions so that crops and inputs match exactly.

@@ -71,9 +71,9 @@ class _CountedNet:
         self.tally["inputs"].append(blob.shape)
         self.net.setInput(blob)
 
-    def forward(self):
+    def forward(self, *output_names):
         start = time.perf_counter()
-        out = self.net.forward()
+        out = self.net.forward(*output_names)
         self.tally["seconds"] += time.perf_counter() - start
         return out
 

@@ -57,6 +57,11 @@ class ReaderParams:
     # this confidence (finder score x face probability, the latter below value_threshold: so only where the finder
     # was sure of it); a doubtful find the reader cannot read is, on real photos, a face, a crater or a far-away
     # die's shadow, not a die (docs/benchmarks.md; 0: always reported)
+    outsized_ratio: float = 2.4  # a die read with a confidence below outsized_below whose side is at least this times
+    outsized_below: float = 0.45  # the median side of the frame's dice read at least that surely (outsized_peers of
+    outsized_peers: int = 2  # them at least) is read again at that side, and dropped unless it is then a sure die and
+    # no other's duplicate: a weak find that big among dice is a patch of table, a group of dice seen as one, or a
+    # die the finder boxed far too big (docs/benchmarks.md; 0: never)
     second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
     # wider and narrower, the surest reading kept (empty: never)
     shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,
@@ -269,6 +274,29 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
                     finds[i] = find
                 probs[i] = p
     return finds, probs
+
+
+def _outsized_read_again(image: np.ndarray, kept: list, params: ReaderParams) -> list:
+    """``kept`` (find, probabilities) pairs with each die read below ``params.outsized_below`` whose side is at least
+    ``params.outsized_ratio`` times the median side of the dice read at least that surely (when there are
+    ``params.outsized_peers`` of those) read again at that median side: kept so when the reader is then sure of it and
+    it lies on no other die, else dropped."""
+    confidence = [f[3] * float(_face_probability(p)) for f, p in kept]
+    sides = [f[2] for (f, _), c in zip(kept, confidence) if c >= params.outsized_below]
+    if params.outsized_ratio <= 0 or len(sides) < params.outsized_peers:
+        return kept
+    side = float(np.median(sides))
+    outsized = {i for i, ((f, _), c) in enumerate(zip(kept, confidence))
+                if c < params.outsized_below and f[2] >= params.outsized_ratio * side}
+    if not outsized:
+        return kept
+    again = [(kept[i][0][0], kept[i][0][1], side, kept[i][0][3]) for i in sorted(outsized)]
+    out = [pair for i, pair in enumerate(kept) if i not in outsized]
+    for find, p in zip(again, _read_values(image, again, params)):
+        if _sure_die(find, p, params) and not any(
+                np.hypot(find[0] - k[0], find[1] - k[1]) < params.duplicate_distance * k[2] for k, _ in out):
+            out.append((find, p))
+    return out
 
 
 def _top_face_look(image: np.ndarray, kept: list, params: ReaderParams) -> list:
@@ -542,7 +570,7 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
             if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
                 continue
             kept.append(((cx, cy, side, score), p))
-        kept = _top_face_look(image, kept, params)
+        kept = _top_face_look(image, _outsized_read_again(image, kept, params), params)
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
         for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))

@@ -5,13 +5,14 @@
   the networks and the rest, and the Pi 4 / Pi 5 estimate derived from them;
 - :func:`watch_memory`: the peak resident memory of ``companion watch`` on 1920x1080 frames;
 - :func:`app_memory`: the peak resident memory of the app and its reader process on 1920x1080
-  frames, and where the networks are loaded (only in the reader process).
+  frames, and where the networks are loaded (only in the reader process), measured in a process of its own.
 
 An emulated arm64 system runs every instruction through qemu, so its timings say nothing about
 a Pi; the estimate is derived from the cores' published make-up instead (see PI_CORES).
 """
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -151,7 +152,12 @@ def watch_memory(rolls: int = 12) -> dict:
 
 
 def app_memory(seconds: float = 60.0) -> dict:
-    """Peak resident memory of the app and of its reader process, 1920x1080 frames read back to back."""
-    from ui.soak import peak_memory_full_hd
-
-    return peak_memory_full_hd(seconds)
+    """Peak resident memory of the app and of its reader process, 1920x1080 frames read back to back, in a process of
+    its own: what this one holds (reader_cost's networks and frames) is not the app's."""
+    code = f"import json; from ui.soak import peak_memory_full_hd; print(json.dumps(peak_memory_full_hd({seconds!r})))"
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1:] or ["no message"]
+        raise RuntimeError(f"the app's memory could not be measured: {last[0]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -121,7 +121,8 @@ def test_a_weak_die_boxed_far_bigger_than_its_neighbours_is_read_again_at_their_
     finds = [(x + w / 2, y + h / 2, max(w, h), 0.9) for x, y, w, h in (d["bbox"] for d in entry["dice"])]
     side = float(np.median([f[2] for f in finds]))
     # the bare table farthest from every die, a die's side from the photo's edge
-    grid = [(x, y) for x in np.arange(side, image.shape[1] - side, side / 4) for y in np.arange(side, image.shape[0] - side, side / 4)]
+    grid = [(x, y) for x in np.arange(side, image.shape[1] - side, side / 4)
+            for y in np.arange(side, image.shape[0] - side, side / 4)]
     table = max(grid, key=lambda p: min(np.hypot(p[0] - f[0], p[1] - f[1]) for f in finds))
     boxed_big = [(finds[0][0], finds[0][1], 3 * side, 0.3), (*table, 3 * side, 0.3)]  # weak finds: confidence < 0.45
     weak = finds[1:] + boxed_big

@@ -276,6 +276,12 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
     return finds, probs
 
 
+def _on_a_kept_die(find, kept: list, params: ReaderParams) -> bool:
+    """Whether ``find`` lies within ``params.duplicate_distance`` of a side of a die in ``kept`` (find, probabilities)
+    pairs: that die seen again."""
+    return any(np.hypot(find[0] - k[0], find[1] - k[1]) < params.duplicate_distance * k[2] for k, _ in kept)
+
+
 def _outsized_read_again(image: np.ndarray, kept: list, params: ReaderParams) -> list:
     """``kept`` (find, probabilities) pairs with each die read below ``params.outsized_below`` whose side is at least
     ``params.outsized_ratio`` times the median side of the dice read at least that surely (when there are
@@ -293,8 +299,7 @@ def _outsized_read_again(image: np.ndarray, kept: list, params: ReaderParams) ->
     again = [(kept[i][0][0], kept[i][0][1], side, kept[i][0][3]) for i in sorted(outsized)]
     out = [pair for i, pair in enumerate(kept) if i not in outsized]
     for find, p in zip(again, _read_values(image, again, params)):
-        if _sure_die(find, p, params) and not any(
-                np.hypot(find[0] - k[0], find[1] - k[1]) < params.duplicate_distance * k[2] for k, _ in out):
+        if _sure_die(find, p, params) and not _on_a_kept_die(find, out, params):
             out.append((find, p))
     return out
 
@@ -565,11 +570,9 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
                     if _sure_die(f, p, params) and not _a_group_of_dice(f, p, read[len(big):], params)]
         # prints go before duplicates: a big find on a group of far-away dice that the check drops hides none of them
         kept = []
-        for (cx, cy, side, score), p in _without_prints(image, big_dice + _dice_surest_first(read[len(big):], params),
-                                                        params):
-            if any(np.hypot(cx - k[0], cy - k[1]) < params.duplicate_distance * k[2] for k, _ in kept):
-                continue
-            kept.append(((cx, cy, side, score), p))
+        for find, p in _without_prints(image, big_dice + _dice_surest_first(read[len(big):], params), params):
+            if not _on_a_kept_die(find, kept, params):
+                kept.append((find, p))
         kept = _top_face_look(image, _outsized_read_again(image, kept, params), params)
         boxes = [(cx - side / 2, cy - side / 2, side, side) for (cx, cy, side, _), _ in kept]
         for ((cx, cy, side, score), p), bbox, lab in zip(kept, boxes, colour_features(image, boxes, palette, params.light)):

@@ -16,7 +16,9 @@ Every source has ``read() -> BGR uint8 image`` (a :class:`CameraError`, one line
 no frame can be had), ``close()``, and works as a context manager.  ``frame_name`` is a
 name for the last frame (the image's path when replaying), or None; ``frame_time`` is
 the last frame's time in seconds on the source's own clock (a virtual clock for the sim
-and replays that are not paced), or None where the wall clock is the only one.
+and replays that are not paced), or None where the wall clock is the only one.  ``stamp()``
+gathers what the source knows of the frame it has just given (:class:`FrameStamp`), for
+code that reads frames on another thread than the one that uses them.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +40,8 @@ from vision.reader import as_bgr8
 from vision.synth import DIE_COLOURS, SynthDie, render_scene
 
 __all__ = [
-    "IMAGE_SUFFIXES", "MAX_USB_INDEX", "CameraError", "CameraSource", "EndOfReplay", "PiCamera", "ReplayCamera",
+    "IMAGE_SUFFIXES", "MAX_USB_INDEX", "CameraError", "CameraSource", "EndOfReplay", "FrameStamp", "PiCamera",
+    "ReplayCamera",
     "SimCamera", "UsbCamera", "default_spec", "is_raspberry_pi", "open_camera", "parse_camera_spec",
 ]
 
@@ -55,6 +59,16 @@ class EndOfReplay(CameraError):
     """A replay that does not loop has shown its last frame."""
 
 
+@dataclass(frozen=True)
+class FrameStamp:
+    """What a source knew of a frame when it gave it: its name (the image's path when replaying)
+    and, from the simulated camera, the throw it belongs to and that throw's truth."""
+
+    name: str | None = None
+    throw: int | None = None
+    truth: tuple[SynthDie, ...] | None = None
+
+
 class CameraSource:
     """What every backend offers: ``read()``, ``close()`` and ``with`` support."""
 
@@ -64,6 +78,10 @@ class CameraSource:
 
     def read(self) -> np.ndarray:
         raise NotImplementedError
+
+    def stamp(self) -> FrameStamp:
+        """What the source knows of the frame ``read()`` gave last."""
+        return FrameStamp(self.frame_name)
 
     def close(self) -> None:
         """Release the device; safe to call twice."""
@@ -153,6 +171,10 @@ class SimCamera(CameraSource):
     def rolling(self) -> bool:
         """True while the dice are still tumbling."""
         return self._tumble_left > 0
+
+    def stamp(self) -> FrameStamp:
+        """The last frame's throw and truth (the sim may have thrown again before another thread uses it)."""
+        return FrameStamp(self.frame_name, self.throws, tuple(self.truth))
 
     def _tumble_frame(self) -> np.ndarray:
         """The tumbling dice: the tray turned and shifted a little more each frame, and smeared."""

@@ -20,7 +20,7 @@ from typing import Self
 
 import numpy as np
 
-from hardware.camera import CameraError, CameraSource, default_spec, open_camera
+from hardware.camera import CameraError, CameraSource, FrameStamp, default_spec, open_camera
 
 __all__ = ["CameraMonitor", "CameraStatus", "MonitoredCamera", "open_monitored"]
 
@@ -74,6 +74,7 @@ class CameraMonitor:
         self._started_at = 0.0
         self._last_frame_at: float | None = None
         self._frame: np.ndarray | None = None
+        self._stamp: FrameStamp | None = None
         self._count = 0
         self._status = CameraStatus(True, "camera starting", time.monotonic())
         self._watchdog = threading.Thread(target=self._watch, name="camera-watchdog", daemon=True)
@@ -114,8 +115,19 @@ class CameraMonitor:
         with self._lock:
             return self._count, self._frame
 
+    def latest_stamped(self) -> tuple[int, np.ndarray | None, FrameStamp | None]:
+        """:meth:`latest` with the source's :class:`FrameStamp` of that frame, taken when it was read."""
+        with self._lock:
+            return self._count, self._frame, self._stamp
+
     def wait_for_frame(self, after: int, timeout: float) -> tuple[int, np.ndarray | None]:
         """Wait up to ``timeout`` s for a frame newer than count ``after``; returns latest()."""
+        count, frame, _ = self.wait_for_stamped_frame(after, timeout)
+        return count, frame
+
+    def wait_for_stamped_frame(self, after: int, timeout: float
+                               ) -> tuple[int, np.ndarray | None, FrameStamp | None]:
+        """:meth:`wait_for_frame` with the source's :class:`FrameStamp` of that frame, taken when it was read."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while self._count <= after and not self._stop.is_set():
@@ -123,7 +135,7 @@ class CameraMonitor:
                 if left <= 0:
                     break
                 self._new_frame.wait(left)
-            return self._count, self._frame
+            return self._count, self._frame, self._stamp
 
     # -- worker: open and read ------------------------------------------------------------
     def _launch(self) -> None:
@@ -149,12 +161,13 @@ class CameraMonitor:
                 frame = source.read()
                 if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
                     raise RuntimeError("the camera gave an empty picture")
+                stamp = source.stamp()
                 with self._lock:
                     if generation != self._generation:
                         return
                     now = time.monotonic()   # the first picture's wait counts as an interval too
                     self._intervals.append(now - (self._last_frame_at or self._started_at))
-                    self._frame, self._last_frame_at = frame, now
+                    self._frame, self._stamp, self._last_frame_at = frame, stamp, now
                     self._count += 1
                     self._new_frame.notify_all()
         except Exception as exc:  # noqa: BLE001 - any camera failure becomes a status, never a crash
@@ -233,23 +246,27 @@ class MonitoredCamera(CameraSource):
         self.first_frame_seconds = first_frame_seconds
         self.monitor = CameraMonitor(open_source, **monitor_options).start()
         self.name = "monitored"
+        self._stamp = FrameStamp()
 
     def read(self) -> np.ndarray:
         status = self.monitor.status
         if not status.ok:
             raise CameraError(status.message)
-        count, frame = self.monitor.latest()
+        count, frame, stamp = self.monitor.latest_stamped()
         if frame is None:
-            count, frame = self.monitor.wait_for_frame(count, self.first_frame_seconds)
+            count, frame, stamp = self.monitor.wait_for_stamped_frame(count, self.first_frame_seconds)
         if frame is None:
             raise CameraError(self.monitor.status.message if not self.monitor.status.ok
                               else "the camera has sent no picture yet")
+        self._stamp = stamp or FrameStamp()
         return frame
 
     @property
     def frame_name(self) -> str | None:
-        source = self.monitor.source
-        return source.frame_name if source is not None else None
+        return self._stamp.name
+
+    def stamp(self) -> FrameStamp:
+        return self._stamp
 
     def __getattr__(self, name: str):
         if name.startswith("_") or name == "monitor":

@@ -5,6 +5,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion.engine import DiceRequest
@@ -158,6 +159,37 @@ def test_open_monitored_sim_passes_throw_and_truth_through():
         assert cam.read().shape == (480, 640, 3)
     finally:
         cam.close()
+
+
+class NoisilessSim(SimCamera):
+    """The simulated camera without sensor noise, keeping each throw's resting picture by throw number."""
+
+    def __init__(self, **options):
+        self.rest_pictures = {}
+        super().__init__(sensor_noise=0.0, **options)
+
+    def throw(self, *args, **kwargs):
+        truth = super().throw(*args, **kwargs)
+        self.rest_pictures[self.throws] = (self._rest_image.copy(), tuple(truth))
+        return truth
+
+
+def test_a_frame_keeps_the_throw_and_truth_it_was_read_with_though_the_sim_has_thrown_again():
+    """The camera thread goes on reading (and the sim throwing) while the reader is busy with a frame;
+    the frame's stamp still names the throw its picture shows."""
+    sim = NoisilessSim(seed=4, auto_throw=True, size=(160, 120), die_size=(25, 30), rolling_frames=1, rest_frames=2)
+    checked = 0
+    with CameraMonitor(lambda: sim) as monitor:
+        count = 0
+        for _ in range(40):
+            count, frame, stamp = monitor.wait_for_stamped_frame(count, timeout=2.0)
+            time.sleep(0.01)                 # the reader at work; meanwhile the sim throws again
+            shown = [n for n, (picture, _) in list(sim.rest_pictures.items()) if np.array_equal(picture, frame)]
+            if shown:                        # a resting picture (a tumbling one matches none)
+                assert shown == [stamp.throw] and stamp.truth == sim.rest_pictures[stamp.throw][1]
+                checked += 1
+        assert sim.throws > 40
+    assert checked >= 10
 
 
 def test_open_monitored_refuses_a_camera_that_is_not_there():

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.errors import UserError
-from hardware.camera import CameraSource, EndOfReplay, SimCamera, default_spec, open_camera, parse_camera_spec
+from hardware.camera import CameraSource, EndOfReplay, FrameStamp, default_spec, open_camera, parse_camera_spec
 from vision.settle import DEFAULT_SETTLE, Settler, SettleSettings
 from vision.synth import SynthDie
 from vision.types import Reading
@@ -98,7 +98,7 @@ def _open(spec: str, args, profile=None) -> CameraSource:
     return open_camera(spec)
 
 
-Frame = tuple[np.ndarray, float, SimCamera | None, str | None]
+Frame = tuple[np.ndarray, float, FrameStamp]   # picture, time, what the source knew of it
 
 
 def _live_frames(spec: str, args, profile=None) -> Iterator[Frame]:
@@ -120,12 +120,10 @@ def _live_frames(spec: str, args, profile=None) -> Iterator[Frame]:
     with CameraMonitor(reopen, on_status=report, **patience_for(spec)) as monitor:
         count = 0
         while True:
-            count, frame = monitor.wait_for_frame(count, timeout=0.5)
+            count, frame, stamp = monitor.wait_for_stamped_frame(count, timeout=0.5)
             if frame is None:
                 continue
-            source = monitor.source
-            sim = source if isinstance(source, SimCamera) else None
-            yield frame, time.monotonic(), sim, source.frame_name if source is not None else None
+            yield frame, time.monotonic(), stamp or FrameStamp()
 
 
 def _slant_known_first(frames: Iterator[Frame], read: Callable[[np.ndarray], Reading]) -> Iterator[Frame]:
@@ -139,16 +137,14 @@ def _slant_known_first(frames: Iterator[Frame], read: Callable[[np.ndarray], Rea
 
 
 def camera_frames(camera: CameraSource) -> Iterator[Frame]:
-    """(frame, timestamp, sim or None, frame name) read one after another; closes the camera at the end.
+    """(frame, timestamp, stamp) read one after another; closes the camera at the end.
 
-    A source's own clock (the sim's, an unpaced replay's) stamps its frames, else the wall clock.
+    A source's own clock (the sim's, an unpaced replay's) gives the time, else the wall clock.
     """
     with camera:
-        sim = camera if isinstance(camera, SimCamera) else None
         while True:
             frame = camera.read()
-            stamp = camera.frame_time if camera.frame_time is not None else time.monotonic()
-            yield frame, stamp, sim, camera.frame_name
+            yield frame, camera.frame_time if camera.frame_time is not None else time.monotonic(), camera.stamp()
 
 
 def settled_readings(frames: Iterator[Frame], read: Callable[[np.ndarray], Reading], *,
@@ -164,22 +160,22 @@ def settled_readings(frames: Iterator[Frame], read: Callable[[np.ndarray], Readi
     done = n = 0
     read_this_throw, throw, previous_truth = True, None, None
     try:
-        for frame, timestamp, sim, name in frames:
+        for frame, timestamp, stamp in frames:
             n += 1
-            if sim is not None and sim.throws != throw:
+            if stamp.throw is not None and stamp.throw != throw:
                 if not read_this_throw:
                     missed = Reading(image=f"sim#throw{throw}", error="the dice never gave one agreed reading")
                     yield missed, None, previous_truth
                     done += 1
                     if rolls is not None and done >= rolls:
                         return
-                throw, read_this_throw, previous_truth = sim.throws, False, list(sim.truth)
+                throw, read_this_throw, previous_truth = stamp.throw, False, list(stamp.truth)
             event = settler.feed(frame, timestamp)
             if event.reading is None:
                 continue
             read_this_throw = True
-            reading = Reading(event.reading.dice, event.reading.ms, image=name or f"frame#{n}")
-            yield reading, event.settle_to_reading_ms, list(sim.truth) if sim is not None else None
+            reading = Reading(event.reading.dice, event.reading.ms, image=stamp.name or f"frame#{n}")
+            yield reading, event.settle_to_reading_ms, list(stamp.truth) if stamp.truth is not None else None
             done += 1
             if rolls is not None and done >= rolls:
                 return

@@ -351,7 +351,9 @@ def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None
     learnt = _best(base, palette, rolls, [replace(learnt, view_angle_deg=a, view_stretch=s) for a, s in views])
     learnt = _best(base, palette, rolls, [replace(learnt, find_threshold=f, not_a_die_threshold=n)
                                           for f, n in FIND_SETTINGS])
-    learnt = replace(learnt, symbol_value=_symbol_value(replace(base, palette=palette, my_dice=learnt), rolls))
+    # the wider look (dice the finder sees too small, as it sees symbol faces) each with the symbol number it reads
+    learnt = _best(base, palette, rolls, [_with_symbol_value(base, palette, candidate, rolls)
+                                          for candidate in (learnt, replace(learnt, wider_look=True))])
     return replace(base, palette=palette, my_dice=learnt)
 
 
@@ -396,6 +398,11 @@ def where_side_faces_show(offset: tuple[float, float]) -> str:
     """Where a learnt ``offset`` puts a die's side faces, in a player's words: "below", "to the left of", ..."""
     angle = math.degrees(math.atan2(offset[1], offset[0])) % 360.0
     return _DIRECTIONS[round(angle / 45.0) % 8]
+
+
+def _with_symbol_value(base: Profile, palette, learnt: MyDice, rolls: Sequence[ConfirmedRoll]) -> MyDice:
+    """``learnt`` with the number of the set's symbol face it reads in ``rolls`` (:func:`_symbol_value`)."""
+    return replace(learnt, symbol_value=_symbol_value(replace(base, palette=palette, my_dice=learnt), rolls))
 
 
 def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | None:

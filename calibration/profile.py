@@ -105,7 +105,8 @@ class DieSize:
 class MyDice:
     """What "learn my dice" (:mod:`calibration.learn_dice`) learnt of the player's own set besides its
     palette: the dice's side range in the picture, the camera's slant, the finder's thresholds that
-    read the set best, the number its symbol face stands for and where the camera shows a die's side faces."""
+    read the set best, the number its symbol face stands for, where the camera shows a die's side faces and
+    whether the finder sees the set's dice too small."""
 
     rolls: int                  # confirmed rolls it was learnt from
     dice: int                   # confirmed dice in them
@@ -118,16 +119,18 @@ class MyDice:
     symbol_value: int | None = None   # the number the set's symbol face stands for (None: none learnt)
     side_face_offset: tuple[float, float] | None = None   # from a die's centre to its side faces, in die sides
     # (x right, y down): a find there is no die (None: none learnt)
+    wider_look: bool = False      # finds read as no die are read again from wider crops (vision.reader.WIDER_LOOK_SCALES):
+    # the finder sees this set's dice too small (as it sees dice with a symbol face)
 
     def reader_params(self):
         """The reader's parameters for this set (sizes in the frame's own pixels); a learnt slant replaces
         the reader's own search for one (a camera learnt to look straight down keeps the search)."""
-        from vision.reader import DEFAULT_PARAMS
+        from vision.reader import DEFAULT_PARAMS, WIDER_LOOK_SCALES
         from vision.top_face import SideFaceParams
 
         return replace(DEFAULT_PARAMS, min_side=self.min_side_px, max_side=self.max_side_px,
                        find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold,
-                       symbol_value=self.symbol_value,
+                       symbol_value=self.symbol_value, wider_look_scales=WIDER_LOOK_SCALES if self.wider_look else (),
                        side_faces=None if self.side_face_offset is None else SideFaceParams(self.side_face_offset),
                        slant_doubtful=DEFAULT_PARAMS.slant_doubtful if self.view_stretch == 1.0 else 0.0)
 
@@ -220,6 +223,7 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
             "symbol_value": profile.my_dice.symbol_value,
             "side_face_offset": None if profile.my_dice.side_face_offset is None
             else [float(v) for v in profile.my_dice.side_face_offset],
+            "wider_look": profile.my_dice.wider_look,
         },
         "palette": {
             "max_distance": float(profile.palette.max_distance),
@@ -362,6 +366,9 @@ class _Fields:
         sane = self.range(key)
         return self.get(key, f"a whole number {sane}", lambda v: _is_integer(v) and sane.holds(v), default)
 
+    def boolean(self, key: str, default: Any = None) -> bool | None:
+        return self.get(key, "true or false", lambda v: isinstance(v, bool), default)
+
     def text(self, key: str, default: Any = None, choices: tuple[str, ...] = ()) -> str:
         need = f"one of {', '.join(choices)}" if choices else "a text"
         return self.get(key, need, lambda v: isinstance(v, str) and (not choices or v in choices) and v != "",
@@ -409,14 +416,15 @@ def profile_from_dict(data: dict, source: str = "profile") -> Profile:
 
 
 MY_DICE_FIELDS = ("rolls", "dice", "min_side_px", "max_side_px", "find_threshold", "not_a_die_threshold",
-                  "view_angle_deg", "view_stretch", "symbol_value", "side_face_offset")
+                  "view_angle_deg", "view_stretch", "symbol_value", "side_face_offset", "wider_look")
 
 
 def _read_my_dice(f: _Fields) -> MyDice:
     learnt = MyDice(f.integer("rolls", _REQUIRED), f.integer("dice", _REQUIRED), f.number("min_side_px", _REQUIRED),
                     f.number("max_side_px", _REQUIRED), f.number("find_threshold", _REQUIRED),
                     f.number("not_a_die_threshold", _REQUIRED), f.number("view_angle_deg", 0.0),
-                    f.number("view_stretch", 1.0), f.integer("symbol_value"), f.numbers("side_face_offset", 2))
+                    f.number("view_stretch", 1.0), f.integer("symbol_value"), f.numbers("side_face_offset", 2),
+                    f.boolean("wider_look", False))
     if learnt.min_side_px >= learnt.max_side_px:
         raise f.fail("max_side_px", f"larger than my_dice.min_side_px ({learnt.min_side_px:g})")
     return learnt

@@ -576,7 +576,8 @@ class CompanionApp(App):
         mine = result.my_dice
         learnt = [f"your dice from {mine.rolls} rolls"] + [what for what, known in (
             (f"their symbol face as a {mine.symbol_value}", mine.symbol_value),
-            ("where their side faces show", mine.side_face_offset)) if known]
+            ("where their side faces show", mine.side_face_offset),
+            ("their full size", mine.wider_look)) if known]
         # one line on the narrowest screen: the extras replace "the reader uses them from now on"
         self.notice = (f"learnt {learnt[0]}: the reader uses them from now on" if len(learnt) == 1
                        else f"learnt {', '.join(learnt[:-1])} and {learnt[-1]}")

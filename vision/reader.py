@@ -64,6 +64,10 @@ class ReaderParams:
     # die the finder boxed far too big (docs/benchmarks.md; 0: never)
     second_look_scales: tuple[float, ...] = (1.25, 0.8)  # a die read unsure is read again from crops this much
     # wider and narrower, the surest reading kept (empty: never)
+    wider_look_scales: tuple[float, ...] = ()  # a find of at least find_threshold read as no die is read again from
+    # crops this much wider, and taken at that size where the reader is then sure it is a die (empty: never; "learn
+    # my dice" sets WIDER_LOOK_SCALES for a set the finder sees too small: on every picture it would find number
+    # tokens read as symbol faces, docs/benchmarks.md)
     shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,
     # left and right; a sure die reading there is kept, with the moved centre; a die whose value is below
     # unsure_value sure is read so too, and takes a moved reading's value at least that sure (0: never)
@@ -115,6 +119,7 @@ class ReaderParams:
 
 
 DEFAULT_PARAMS = ReaderParams()
+WIDER_LOOK_SCALES = (1.25, 1.5)   # ReaderParams.wider_look_scales for a set the finder sees too small
 _nets: dict[str, cv2.dnn.Net] = {}
 
 
@@ -237,6 +242,8 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
     """``(finds, probs)`` after looking again at the finds the reader doubts, so that a find the finder placed or
     sized badly is read where the die really is.
 
+    - With ``wider_look_scales`` ("learn my dice"), a find the reader takes for no die is read from crops that
+      much wider, and taken at that size where it is then a sure die: a symbol face the finder boxed too small.
     - A die read unsure gets the surest of its readings from crops scaled by each of ``second_look_scales``,
       where that reading is surer of its value: a die whose size the finder got wrong (too small, or swollen by
       a touching neighbour) is seen at its own size.
@@ -248,6 +255,14 @@ def _second_look(image: np.ndarray, finds, probs: np.ndarray, params: ReaderPara
       between its top face and a side face, is read on its top face.
     """
     finds, probs = list(finds), probs.copy()
+    denied = [(i, finds[i]) for i, (find, p) in enumerate(zip(finds, probs))
+              if find[3] >= params.find_threshold and p[dice_net.NOT_A_DIE] > params.not_a_die_threshold]
+    for scale in params.wider_look_scales if denied else ():
+        wider = [(x, y, side * scale, score) for _, (x, y, side, score) in denied]
+        for (i, _), find, p in zip(denied, wider, _read_values(image, wider, params)):
+            if _sure_die(find, p, params) and (not _sure_die(finds[i], probs[i], params)
+                                               or _face_probability(p) > _face_probability(probs[i])):
+                finds[i], probs[i] = find, p
     unsure = np.nonzero((_face_probability(probs) < params.value_threshold)
                         & (probs[:, dice_net.NOT_A_DIE] <= params.not_a_die_threshold))[0]
     for scale in params.second_look_scales if len(unsure) else ():

@@ -338,6 +338,7 @@ def _learn_my_dice(args, output: Path) -> int:
                 + (f", the camera's slant undone (x{mine.view_stretch:g} at {mine.view_angle_deg:g} degrees)"
                    if mine.view_stretch != 1 else "")
                 + (f", the symbol face read as a {mine.symbol_value}" if mine.symbol_value else "")
+                + (", dice first seen too small looked at again whole" if mine.wider_look else "")
                 + (f", side faces showing {where_side_faces_show(mine.side_face_offset)} each die not taken for dice"
                    if mine.side_face_offset else ""))
     console.say(f"each roll read by what the others taught: {_share(check.before.die_acc)} of dice right before, "

@@ -526,3 +526,22 @@ def test_a_face_with_an_impossible_layout_gets_no_value_while_real_faces_do():
         assert all(value is None for value in read_face(cells)), cells
     for value, layouts in REAL_LAYOUTS.items():
         assert read_face(layouts[0]) == [value]
+
+
+def test_a_number_token_read_as_a_symbol_face_is_round_and_no_die():
+    """Number tokens on rendered game boards are read as symbol faces; their outline is a disc where a die's face is
+    a square, so they are dropped, unless the player's dice were learnt to bear a symbol; symbol dice stay."""
+    from vision.synth_negatives import negative_set
+
+    tokens = [image for kind, image in negative_set(70, 1) if kind == "number tokens"]
+    read_as_symbols = [image for image in tokens if any(d.symbol for d in read_frame(image, round_symbol=0.0).dice)]
+    assert len(read_as_symbols) >= 2
+    for image in read_as_symbols:
+        assert not any(d.symbol for d in read_frame(image).dice)
+        assert any(d.symbol for d in read_frame(image, symbol_value=6).dice)
+    before = after = 0
+    for seed in range(12):
+        image, _ = synth.random_scene(seed, symbol_faces=1.0)
+        before += sum(d.symbol for d in read_frame(image, round_symbol=0.0).dice)
+        after += sum(d.symbol for d in read_frame(image).dice)
+    assert before >= 10 and after >= 0.9 * before

@@ -20,6 +20,7 @@ from vision.top_face import (
     SideFaceVote,
     close_pairs,
     die_outline,
+    outline_fill,
     side_face_finds,
     top_face_looks,
     voted_offset,
@@ -43,6 +44,19 @@ def test_the_outline_is_the_shape_that_stands_out_from_the_table_around_it():
     assert abs(x - 140) <= 2 and abs(y - 90) <= 2 and abs(w - 40) <= 3 and abs(h - 64) <= 3
     assert die_outline(image, (40.0, 40.0), 30.0) is None           # the table itself
     assert die_outline(table_with((0, 0, 320, 150)), (160.0, 120.0), 60.0) is None   # runs on past the window
+
+
+def test_a_square_fills_the_rectangle_around_it_turned_or_squashed_and_a_disc_does_not():
+    square = table_with((140, 90, 50, 50))
+    turned = np.full((240, 320, 3), (60, 90, 120), np.uint8)
+    corners = cv2.boxPoints(((160.0, 120.0), (50.0, 30.0), 35.0))      # a slanted camera's squashed, turned face
+    cv2.fillPoly(turned, [np.round(corners).astype(np.int32)], (235, 240, 240))
+    disc = np.full((240, 320, 3), (60, 90, 120), np.uint8)
+    cv2.circle(disc, (160, 120), 28, (235, 240, 240), -1)
+    assert outline_fill(square, (165.0, 115.0), 60.0) > 0.95
+    assert outline_fill(turned, (160.0, 120.0), 60.0) > 0.92
+    assert 0.74 < outline_fill(disc, (160.0, 120.0), 60.0) < 0.82      # pi / 4
+    assert outline_fill(square, (40.0, 40.0), 30.0) is None           # the table itself
 
 
 def test_a_long_outline_is_looked_at_near_each_end_and_a_square_one_not_at_all():

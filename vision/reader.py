@@ -36,6 +36,7 @@ from vision.top_face import (
     TopFaceParams,
     close_pairs,
     die_outline,
+    outline_fill,
     side_face_finds,
     top_face_looks,
     voted_offset,
@@ -107,6 +108,9 @@ class ReaderParams:
     # print_check_sure (asked once about the frame's last reading; print_check 1.0 leaves this out too)
     symbol_value: int | None = None  # the number a symbol face stands for on the player's own dice ("learn my dice"),
     # given to a die read as a symbol; None: such a die has no value and the player gives it one
+    round_symbol: float = 0.85  # a die read as a symbol (none learnt) whose outline fills less than this share of the
+    # smallest rectangle around it (vision/top_face.py, outline_fill) is round: a number token or a coin, not a die's
+    # square face (0: never; docs/benchmarks.md)
     slant_doubtful: float = 0.6  # a frame whose dice average a confidence below this (or with no dice read where the
     # finder surely saw one) is read again through stretches that undo a slanted camera's squash (vision/view.py,
     # surest_slant; 0: never); dice read only through a stretch must average at least this much themselves ...
@@ -467,7 +471,8 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
         doubtful_from_nothing = not reading.dice and mean_confidence(best) < params.slant_doubtful
         if not doubtful_from_nothing and (slant.is_identity or mean_confidence(best) >= mean_confidence(reading)):
             reading, slant = best, found
-    dice = _without_side_faces(image, _without_certain_prints(image, _without_unreadable(reading.dice, params), params),
+    dice = _without_unreadable(reading.dice, params)
+    dice = _without_side_faces(image, _without_certain_prints(image, _without_round_symbols(image, dice, params), params),
                                params.side_faces)
     return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched)
 
@@ -483,6 +488,16 @@ def _without_certain_prints(image: np.ndarray, dice: tuple[DieReading, ...], par
     finds = [(*dice[i].center, max(dice[i].bbox[2:]), dice[i].confidence) for i in asked]
     certain = {i for i, q in zip(asked, _print_probability(image, finds)) if q >= params.print_check_sure}
     return tuple(die for i, die in enumerate(dice) if i not in certain)
+
+
+def _without_round_symbols(image: np.ndarray, dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
+    """``dice`` without those read as a symbol face, when the player's symbol is not learnt, whose outline is round
+    (``params.round_symbol``)."""
+    if params.symbol_value is not None or params.round_symbol <= 0:
+        return dice
+    return tuple(die for die in dice if not die.symbol or (
+        fill := outline_fill(image, die.center, max(die.bbox[2:]), params.top_face or DEFAULT_TOP_FACE)) is None
+        or fill >= params.round_symbol)
 
 
 def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:

@@ -9,6 +9,9 @@ end on its own.
 Where the camera's mount is known (:class:`SideFaceParams`, learnt by "learn my dice", or voted on from the
 camera's own recent frames, :class:`SideFaceVote`), a die's side faces lie the same way from its top face all over
 the picture: a find there, of the die's colour, is that side face and no die of its own.
+
+The same outline tells a die's square face from a disc (:func:`outline_fill`): a number token or a coin the reader
+takes for a die with a symbol face.
 """
 from __future__ import annotations
 
@@ -40,6 +43,30 @@ def die_outline(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
     """The box (x, y, w, h) around the die at ``centre`` (found ``side`` px across): the pixels that differ from the
     table's colour (the median of a window's rim, ``side`` out from the centre) and connect to the centre; None when
     the centre is the table's colour or the outline reaches the window's rim (not a die on a table)."""
+    found = _outline_pixels(image_bgr, centre, side, params)
+    if found is None:
+        return None
+    pixels, (x0, y0) = found
+    x, y, w, h = cv2.boundingRect(pixels)
+    return x + x0, y + y0, w, h
+
+
+def outline_fill(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
+                 params: TopFaceParams = DEFAULT_TOP_FACE) -> float | None:
+    """How much of the smallest rectangle around the outline of :func:`die_outline` the outline fills (its convex
+    hull): about 1 for a die's square face, even rounded or seen slanted, pi/4 for a disc such as a number token or a
+    coin; None where :func:`die_outline` finds no outline."""
+    found = _outline_pixels(image_bgr, centre, side, params)
+    if found is None:
+        return None
+    hull = cv2.convexHull(cv2.findNonZero(found[0]))
+    _, (width, height), _ = cv2.minAreaRect(hull)
+    return float(cv2.contourArea(hull)) / max(width * height, 1.0)
+
+
+def _outline_pixels(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
+                    params: TopFaceParams) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """The mask of :func:`die_outline`'s pixels in its window, and the window's top-left corner in the image."""
     rows, cols = image_bgr.shape[:2]
     x0, y0 = int(max(centre[0] - side, 0)), int(max(centre[1] - side, 0))
     x1, y1 = int(min(centre[0] + side, cols)), int(min(centre[1] + side, rows))
@@ -57,7 +84,7 @@ def die_outline(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
     x, y, w, h = (int(v) for v in stats[label, :4])
     if x == 0 or y == 0 or x + w == x1 - x0 or y + h == y1 - y0:
         return None
-    return x + x0, y + y0, w, h
+    return (labels == label).astype(np.uint8), (x0, y0)
 
 
 def top_face_looks(outline: tuple[int, int, int, int], side: float,

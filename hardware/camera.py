@@ -41,8 +41,7 @@ from vision.synth import DIE_COLOURS, SynthDie, render_scene
 
 __all__ = [
     "IMAGE_SUFFIXES", "MAX_USB_INDEX", "CameraError", "CameraSource", "EndOfReplay", "FrameStamp", "PiCamera",
-    "ReplayCamera",
-    "SimCamera", "UsbCamera", "default_spec", "is_raspberry_pi", "open_camera", "parse_camera_spec",
+    "ReplayCamera", "SimCamera", "UsbCamera", "default_spec", "is_raspberry_pi", "open_camera", "parse_camera_spec",
 ]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")

@@ -67,8 +67,8 @@ class ReaderParams:
     # wider and narrower, the surest reading kept (empty: never)
     wider_look_scales: tuple[float, ...] = ()  # a find of at least find_threshold read as no die is read again from
     # crops this much wider, and taken at that size where the reader is then sure it is a die (empty: never; "learn
-    # my dice" sets WIDER_LOOK_SCALES for a set the finder sees too small: on every picture it would find number
-    # tokens read as symbol faces, docs/benchmarks.md)
+    # my dice" sets WIDER_LOOK_SCALES for a set the finder sees too small; by default it would read number tokens as
+    # symbol faces, docs/benchmarks.md)
     shifted_look: float = 0.2  # a find not read as a sure die is read again from crops moved this x side up, down,
     # left and right; a sure die reading there is kept, with the moved centre; a die whose value is below
     # unsure_value sure is read so too, and takes a moved reading's value at least that sure (0: never)
@@ -495,9 +495,12 @@ def _without_round_symbols(image: np.ndarray, dice: tuple[DieReading, ...], para
     (``params.round_symbol``)."""
     if params.symbol_value is not None or params.round_symbol <= 0:
         return dice
-    return tuple(die for die in dice if not die.symbol or (
-        fill := outline_fill(image, die.center, max(die.bbox[2:]), params.top_face or DEFAULT_TOP_FACE)) is None
-        or fill >= params.round_symbol)
+
+    def round_outline(die: DieReading) -> bool:
+        fill = outline_fill(image, die.center, max(die.bbox[2:]), params.top_face or DEFAULT_TOP_FACE)
+        return fill is not None and fill < params.round_symbol
+
+    return tuple(die for die in dice if not (die.symbol and round_outline(die)))
 
 
 def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:

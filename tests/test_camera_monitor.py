@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from slow_machine import TIME_SCALE
 
 from companion.engine import DiceRequest
 from hardware.camera import CameraError, CameraSource, ReplayCamera, SimCamera
@@ -182,8 +183,11 @@ def test_a_frame_keeps_the_throw_and_truth_it_was_read_with_though_the_sim_has_t
     with CameraMonitor(lambda: sim) as monitor:
         count = 0
         for _ in range(40):
-            count, frame, stamp = monitor.wait_for_stamped_frame(count, timeout=2.0)
-            time.sleep(0.01)                 # the reader at work; meanwhile the sim throws again
+            count, frame, stamp = monitor.wait_for_stamped_frame(count, timeout=2.0 * TIME_SCALE)
+            deadline = time.monotonic() + 2.0 * TIME_SCALE
+            while sim.throws == stamp.throw and time.monotonic() < deadline:
+                time.sleep(0.005)            # the reader at work until the sim has thrown again
+            assert sim.throws > stamp.throw
             shown = [n for n, (picture, _) in list(sim.rest_pictures.items()) if np.array_equal(picture, frame)]
             if shown:                        # a resting picture (a tumbling one matches none)
                 assert shown == [stamp.throw] and stamp.truth == sim.rest_pictures[stamp.throw][1]

@@ -67,6 +67,10 @@ SYMBOL_SAMPLES = (6000, 24000)  # crops of those trays' dice, and other reader s
 SYMBOL_STEPS = 1500
 SYMBOL_PRIOR = 3.0  # log-odds taken off the fitted symbol class: symbol faces are rare at a real table, and at 2 it
 # took real dice with a worn or logo-marked 1 for symbols (docs/benchmarks.md, "Symbol faces as their own answer")
+FINDER_SYMBOL_WEIGHT = 0.3  # how often the finder draws a symbol tray (--finder-symbol-trays), against 0.6 for all
+# the other synthetic trays together
+FINDER_NO_DICE_WEIGHT = 0.3  # how often the finder draws a real photo without dice or a table of things
+# (--finder-photos-without-dice), against 0.3 for all the rendered pictures without dice together
 PRINT_PICTURES = 300  # pictures of pip prints (domino halves, dots printed on cards) the print check learns from
 PRINT_SEED_BASE = 800_000  # far from the false-positive benchmark's seeds 0-29
 PRINT_WIDTH = 32  # channels of the print check's first layers (twice as many in its last two)
@@ -642,7 +646,8 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
     net = resumed(Finder(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6,
-                                "negatives": 0.3})
+                                "negatives": 0.3, "symbols": FINDER_SYMBOL_WEIGHT,
+                                "photos without dice": FINDER_NO_DICE_WEIGHT})
     start, step = time.time(), 0
     end = start + minutes * 60
     while time.time() < end:
@@ -867,7 +872,9 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
     command = [sys.executable, __file__, "--only", "finder", "--threads", "1", "--finder-minutes", str(a.finder_minutes),
                "--synth-frames", str(a.synth_frames), "--seed", str(a.seed), "--checkpoint-dir", str(a.checkpoint_dir),
                "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale), "--finder-snapshot", str(snapshot),
-               "--negatives", str(a.negatives)] + (["--float32"] if a.float32 else [])
+               "--negatives", str(a.negatives), "--finder-symbol-trays", str(a.finder_symbol_trays),
+               "--finder-model", str(a.finder_model)] + (["--finder-photos-without-dice"] if a.finder_photos_without_dice else [])
+    command += ["--float32"] if a.float32 else []
     finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []) + (["--from-models"] if a.from_models else []))
     torch.set_num_threads(1)
     snapshot_mined = False
@@ -933,10 +940,18 @@ def main() -> None:
     ap.add_argument("--hard-negatives", action="store_true",
                     help="teach the reader the finder model's finds on the training photos and trays: false ones "
                          "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
+    ap.add_argument("--finder-model", type=Path, default=dice_net.FINDER_FILE,
+                    help="the finder whose finds --hard-negatives and the print check learn when this run trains "
+                         "none, and the one --from-models starts a finder from (default: the committed one)")
     ap.add_argument("--finder-snapshot", type=Path,
                     help=f"also export the finder to this file after {round(100 * FINDER_SNAPSHOT_SHARE)}%% of its minutes")
     ap.add_argument("--negatives", type=int, default=0,
                     help="pictures without dice (text, boards, coins, pip prints...) added to the training photos")
+    ap.add_argument("--finder-symbol-trays", type=int, default=0,
+                    help="symbol trays (every 1 and 6 a maker's symbol) the finder learns to find dice on too")
+    ap.add_argument("--finder-photos-without-dice", action="store_true",
+                    help="the finder also learns the print check's real photos and tables of things (below) as "
+                         "pictures without dice")
     ap.add_argument("--photos-without-dice", type=Path, nargs="*", default=list(PHOTOS_WITHOUT_DICE),
                     help="folders of real photos without dice whose false finds the print check learns are no dice")
     ap.add_argument("--object-pictures", type=Path, default=OBJECT_PICTURES,
@@ -958,7 +973,7 @@ def main() -> None:
     if no_photos:
         sys.exit(f"train_dice_nets: {no_photos}")
     absent = [str(folder) for folder in (*a.photos_without_dice, a.object_pictures) if not folder.is_dir()]
-    if absent and a.only != "finder":
+    if absent and (a.only != "finder" or a.finder_photos_without_dice):
         sys.exit(f"train_dice_nets: no {', '.join(absent)}; apt-get install {' '.join(PICTURE_PACKAGES)}")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -970,10 +985,13 @@ def main() -> None:
     if a.side_by_side:
         train_side_by_side(a, photos, rng)
         return
-    finder_file = dice_net.FINDER_FILE
+    finder_file = dice_net.FINDER_FILE = a.finder_model  # the reader module's _find runs the finder named here
     if a.only in (None, "finder"):
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
-        finder = train_finder(photos, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
+        extra = [symbol_tray(SYMBOL_TRAYS + i) for i in range(a.finder_symbol_trays)]  # not the symbol class's trays
+        if a.finder_photos_without_dice:
+            extra += photos_without_dice(a.photos_without_dice, rng) + objects_on_tables(a.object_pictures, OBJECT_TABLES, rng)
+        finder = train_finder(photos + extra, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
                               dice_net.FINDER_FILE if a.from_models else None, bfloat16=not a.float32)
         save_checkpoint(finder, finder_checkpoint)
         finder_file = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops

@@ -985,6 +985,7 @@ def main() -> None:
     if a.side_by_side:
         train_side_by_side(a, photos, rng)
         return
+    finder_name = dice_net.FINDER_FILE.name  # what a trained finder is written as
     finder_file = dice_net.FINDER_FILE = a.finder_model  # the reader module's _find runs the finder named here
     if a.only in (None, "finder"):
         finder_checkpoint = a.checkpoint_dir / "finder.pt"
@@ -994,7 +995,7 @@ def main() -> None:
         finder = train_finder(photos + extra, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
                               dice_net.FINDER_FILE if a.from_models else None, bfloat16=not a.float32)
         save_checkpoint(finder, finder_checkpoint)
-        finder_file = a.out_dir / dice_net.FINDER_FILE.name  # the reader learns this finder's crops
+        finder_file = a.out_dir / finder_name  # the reader learns this finder's crops
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
     if a.hard_negatives:
         mine_finder_finds(photos, finder_file)

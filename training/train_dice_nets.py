@@ -71,6 +71,7 @@ FINDER_SYMBOL_WEIGHT = 0.3  # how often the finder draws a symbol tray (--finder
 # the other synthetic trays together
 FINDER_NO_DICE_WEIGHT = 0.3  # how often the finder draws a real photo without dice or a table of things
 # (--finder-photos-without-dice), against 0.3 for all the rendered pictures without dice together
+RANDOM_CONV_SIZES = (1, 3, 5, 7)  # kernel sizes of --random-convolutions' filters, taken at random
 PRINT_PICTURES = 300  # pictures of pip prints (domino halves, dots printed on cards) the print check learns from
 PRINT_SEED_BASE = 800_000  # far from the false-positive benchmark's seeds 0-29
 PRINT_WIDTH = 32  # channels of the print check's first layers (twice as many in its last two)
@@ -140,9 +141,12 @@ def mine_finder_finds(photos: list[Photo], finder_file: Path, threshold: float =
     print(f"{negatives} hard negatives and {views} die crops from {finder_file}", flush=True)
 
 
-def load_photos() -> list[Photo]:
+def load_photos(leave_out: tuple[str, ...] = ()) -> list[Photo]:
+    """The training part of each public set but those named in ``leave_out``."""
     photos = []
     for name in public_sets.SETS:
+        if name in leave_out:
+            continue
         train, _ = public_sets.split(public_sets.load_manifest(name))
         root = public_sets.datasets_dir() / name
         for entry in train:
@@ -412,6 +416,29 @@ def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def random_convolution(rng: np.random.Generator, x: torch.Tensor, share: float) -> torch.Tensor:
+    """``x`` (a normalised NCHW batch) with ``share`` of its images seen through a filter of random weights,
+    blended with the image by a random amount and brought back to its mean and spread: texture and colour
+    change, the shapes stay (random convolutions, a way to learn what carries from renders to photos)."""
+    if share <= 0:  # draws nothing, so a run without the option takes the random numbers it always took
+        return x
+    picked = np.flatnonzero(rng.random(len(x)) < share)
+    if not len(picked):
+        return x
+    size = int(rng.choice(RANDOM_CONV_SIZES))
+    channels = x.shape[1]
+    weight = torch.from_numpy(rng.normal(0, 1 / math.sqrt(channels * size * size),
+                                         (len(picked) * channels, channels, size, size)).astype(np.float32))
+    chosen = x[picked]
+    seen = F.conv2d(chosen.reshape(1, -1, *x.shape[2:]), weight, padding=size // 2, groups=len(picked)).reshape(chosen.shape)
+    mean, spread = chosen.mean((1, 2, 3), keepdim=True), chosen.std((1, 2, 3), keepdim=True)
+    seen = (seen - seen.mean((1, 2, 3), keepdim=True)) / (seen.std((1, 2, 3), keepdim=True) + 1e-5) * spread + mean
+    blend = torch.from_numpy(rng.uniform(0, 1, (len(picked), 1, 1, 1)).astype(np.float32))
+    out = x.clone()
+    out[picked] = (blend * chosen + (1 - blend) * seen).clamp(-1, 1)
+    return out
+
+
 def foreshortening(rng: np.random.Generator) -> np.ndarray | None:
     """For OBLIQUE_SHARE of the draws a tilted_view, else None."""
     if rng.random() >= OBLIQUE_SHARE:
@@ -640,9 +667,10 @@ def in_bfloat16(enabled: bool) -> contextlib.AbstractContextManager:
 
 def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
                  resume: bool = False, lr_scale: float = 1.0, snapshot: Path | None = None,
-                 model_file: Path | None = None, bfloat16: bool = True) -> Finder:
+                 model_file: Path | None = None, bfloat16: bool = True, random_conv: float = 0.0) -> Finder:
     """``snapshot``, if given, is where the finder as it stands after FINDER_SNAPSHOT_SHARE of its minutes is
-    exported, so that a reader trained alongside can learn its finds before it is done."""
+    exported, so that a reader trained alongside can learn its finds before it is done; ``random_conv`` is the
+    share of its pictures seen through a random filter (random_convolution)."""
     net = resumed(Finder(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     draw = PhotoDraw(photos, {"byler_d6": 1.0, "matteop65_wood": 0.8, "aibox_pi_single": 1.5, "synth": 0.6,
@@ -655,7 +683,7 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
         for group in opt.param_groups:
             group["lr"] = lr_scale * 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         batch = [finder_sample(rng, draw(rng)) for _ in range(12)]
-        x = to_tensor([b[0] for b in batch]).contiguous(memory_format=torch.channels_last)
+        x = random_convolution(rng, to_tensor([b[0] for b in batch]), random_conv).contiguous(memory_format=torch.channels_last)
         heat = torch.from_numpy(np.stack([b[1] for b in batch]))
         reg = torch.from_numpy(np.stack([b[2] for b in batch]))
         mask = torch.from_numpy(np.stack([b[3] for b in batch]))
@@ -681,9 +709,9 @@ def train_finder(photos: list[Photo], minutes: float, rng: np.random.Generator, 
 
 def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, checkpoint: Path,
                  resume: bool = False, lr_scale: float = 1.0, pending: Callable[[], bool] | None = None,
-                 model_file: Path | None = None, bfloat16: bool = True) -> Reader:
+                 model_file: Path | None = None, bfloat16: bool = True, random_conv: float = 0.0) -> Reader:
     """``pending``, if given, is called every 100 steps until it returns True (it may add finder finds to
-    ``photos``)."""
+    ``photos``); ``random_conv`` is the share of its crops seen through a random filter (random_convolution)."""
     net = resumed(Reader(), checkpoint, resume, model_file).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     hardness = DieHardness(photos)
@@ -700,7 +728,7 @@ def train_reader(photos: list[Photo], minutes: float, rng: np.random.Generator, 
             s = reader_sample(rng, draw(rng))
             if s is not None:
                 samples.append(s)
-        x = to_tensor([s[0] for s in samples]).contiguous(memory_format=torch.channels_last)
+        x = random_convolution(rng, to_tensor([s[0] for s in samples]), random_conv).contiguous(memory_format=torch.channels_last)
         y = torch.tensor([s[1] for s in samples])
         with in_bfloat16(bfloat16):
             logits = net(x).float()
@@ -874,6 +902,8 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
                "--out-dir", str(a.out_dir), "--lr-scale", str(a.lr_scale), "--finder-snapshot", str(snapshot),
                "--negatives", str(a.negatives), "--finder-symbol-trays", str(a.finder_symbol_trays),
                "--finder-model", str(a.finder_model)] + (["--finder-photos-without-dice"] if a.finder_photos_without_dice else [])
+    command += ["--leave-out", *a.leave_out] if a.leave_out else []
+    command += ["--random-convolutions", str(a.random_convolutions)]
     command += ["--float32"] if a.float32 else []
     finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []) + (["--from-models"] if a.from_models else []))
     torch.set_num_threads(1)
@@ -894,7 +924,7 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
 
     reader = train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
                           pending=learn_finder_finds, model_file=dice_net.READER_FILE if a.from_models else None,
-                          bfloat16=not a.float32)
+                          bfloat16=not a.float32, random_conv=a.random_convolutions)
     finish_reader(reader, a, photos, rng)
     if finder_run.wait():
         raise SystemExit(f"finder training failed (exit {finder_run.returncode})")
@@ -906,8 +936,9 @@ def finish_reader(reader: Reader, a: argparse.Namespace, photos: list[Photo], rn
     if symbol:
         fit_symbol_class(reader, photos, rng)
     save_checkpoint(reader, a.checkpoint_dir / "reader.pt")
-    export(reader, a.out_dir / dice_net.READER_FILE.name, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE),
-           dynamic_size=False)
+    reader_file = a.out_dir / dice_net.READER_FILE.name
+    export(reader, reader_file, torch.zeros(1, 3, dice_net.CROP_SIZE, dice_net.CROP_SIZE), dynamic_size=False)
+    dice_net.READER_FILE = reader_file  # the print check learns the false dice of this reader
     finish_print_check(a, photos, rng)
 
 
@@ -961,6 +992,12 @@ def main() -> None:
     ap.add_argument("--side-by-side", action="store_true",
                     help="train the finder (in a child process) and the reader at once, one thread each; the reader "
                          "learns the finds of the finder's snapshot, then of the trained finder, and then takes both threads")
+    ap.add_argument("--leave-out", nargs="+", default=[], choices=public_sets.SETS, metavar="SET",
+                    help="public sets none of whose photos any network learns: the reader then meets them as it "
+                         "would a player's unseen dice and table (" + ", ".join(public_sets.SETS) + ")")
+    ap.add_argument("--random-convolutions", type=float, default=0.0, metavar="SHARE",
+                    help="the share of both networks' training pictures seen through a filter of random weights "
+                         "(texture and colour change, shapes stay), e.g. 0.5")
     ap.add_argument("--float32", action="store_true",
                     help="train in float32 throughout (by default the forward passes run in bfloat16 where the "
                          "processor computes it natively, nearly twice the steps a minute)")
@@ -980,7 +1017,7 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
     workers = 2 if a.side_by_side else a.threads
-    photos = load_photos() + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers) + negative_photos(a.negatives)
+    photos = load_photos(tuple(a.leave_out)) + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers) + negative_photos(a.negatives)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.side_by_side:
         train_side_by_side(a, photos, rng)
@@ -993,7 +1030,8 @@ def main() -> None:
         if a.finder_photos_without_dice:
             extra += photos_without_dice(a.photos_without_dice, rng) + objects_on_tables(a.object_pictures, OBJECT_TABLES, rng)
         finder = train_finder(photos + extra, a.finder_minutes, rng, finder_checkpoint, a.resume, a.lr_scale, a.finder_snapshot,
-                              dice_net.FINDER_FILE if a.from_models else None, bfloat16=not a.float32)
+                              dice_net.FINDER_FILE if a.from_models else None, bfloat16=not a.float32,
+                              random_conv=a.random_convolutions)
         save_checkpoint(finder, finder_checkpoint)
         finder_file = a.out_dir / finder_name  # the reader learns this finder's crops
         export(finder, finder_file, torch.zeros(1, 3, 256, 256), dynamic_size=True)
@@ -1005,7 +1043,8 @@ def main() -> None:
         finish_print_check(a, photos, rng)
     elif a.only != "finder":
         finish_reader(train_reader(photos, a.reader_minutes, rng, a.checkpoint_dir / "reader.pt", a.resume, a.lr_scale,
-                                   model_file=dice_net.READER_FILE if a.from_models else None, bfloat16=not a.float32),
+                                   model_file=dice_net.READER_FILE if a.from_models else None, bfloat16=not a.float32,
+                                   random_conv=a.random_convolutions),
                       a, photos, rng)
 
 

@@ -17,7 +17,10 @@ added).  From those confirmed rolls :func:`learn_my_dice` learns
   mount is fixed); finds lying so from a die are dropped from then on (:class:`vision.top_face.SideFaceParams`);
 - the **number of the set's symbol face**: a set whose 6 (say) bears the maker's symbol is read with that
   symbol as a 6 from then on, once the player gave every die read as that symbol one number
-  (:data:`MIN_SYMBOL_DICE` of them at least; a set with symbols on two faces keeps asking).
+  (:data:`MIN_SYMBOL_DICE` of them at least; a set with symbols on two faces keeps asking);
+- the **faces** of the set: the face reader network's last layer is refitted to the confirmed dice's crops (and the
+  finds struck out as no die), starting from the shipped layer and pulled towards it (:data:`FACE_PULL`); kept only
+  when, each roll left out of the fit in turn, it reads the left-out rolls better (as below).
 
 A slant, thresholds, side faces or palette other than the reader's own are kept only when they read :data:`MIN_GAIN`
 more of the confirmed dice right (the palette: name more of their colours right, each roll judged by what
@@ -25,8 +28,8 @@ the others taught); a slant, thresholds or side faces must also read :data:`MIN_
 
 It is kept in the profile (:class:`calibration.profile.MyDice` and the palette) and undone by
 :func:`forget_my_dice`.  :func:`leave_one_roll_out` measures the gain on rolls the learning did
-not see.  The face reader's network itself is not changed: fitting its last layer to a few rolls
-was measured to lose accuracy (docs/benchmarks.md, "Learn my dice").
+not see.  A refitted last layer belongs to the reader model it was fitted on: with another model the
+shipped layer reads (docs/benchmarks.md, "Learn my dice teaches the face reader").
 """
 from __future__ import annotations
 
@@ -40,10 +43,20 @@ import numpy as np
 from calibration.palette import learn_palette
 from calibration.profile import MyDice, Profile
 from companion.errors import UserError
+from vision import dice_net
 from vision.colour import Palette, default_palette
-from vision.reader import DEFAULT_PARAMS, as_bgr8, colour_features, read_through_slant
+from vision.reader import (
+    DEFAULT_PARAMS,
+    FaceHead,
+    as_bgr8,
+    colour_features,
+    read_through_slant,
+    reader_features,
+    shipped_face_head,
+)
 from vision.top_face import SideFaceParams
 from vision.types import Reading
+from vision.view import Stretch
 
 #: (find_threshold, not_a_die_threshold) pairs tried; the reader's own defaults come first and win ties.
 FIND_SETTINGS: tuple[tuple[float, float], ...] = (
@@ -71,6 +84,14 @@ MIN_SIDE_FACES = 3
 SIDE_FACE_DISTANCE = (0.4, 1.3)
 #: ... and as many of them within this many of the die's sides of the way they lie taken together (their median).
 SIDE_FACE_AGREE = SideFaceParams.reach
+#: The face reader's last layer learns each confirmed die (and each find struck out) from the crop turned by each
+#: quarter turn, and mirrored: eight views.
+FACE_VIEWS = 8
+#: How strongly the refitted last layer is pulled back to the shipped one (weight of their squared difference) ...
+FACE_PULL = 0.01
+#: ... in this many gradient steps of this size (a softmax regression on the network's pooled features).
+FACE_STEPS = 300
+FACE_STEP_SIZE = 0.5
 MIN_ROLLS = 2
 """Fewer confirmed rolls than this are refused: one roll cannot be checked against another."""
 LESSON_ROLLS = 5
@@ -354,7 +375,72 @@ def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None
     # the wider look (dice the finder sees too small, as it sees symbol faces) each with the symbol number it reads
     learnt = _best(base, palette, rolls, [_with_symbol_value(base, palette, candidate, rolls)
                                           for candidate in (learnt, replace(learnt, wider_look=True))])
-    return replace(base, palette=palette, my_dice=learnt)
+    return replace(base, palette=palette, my_dice=replace(learnt, faces=_learn_faces(base, palette, learnt, rolls)))
+
+
+def _face_samples(frame: np.ndarray, reading: Reading, roll: ConfirmedRoll, learnt: MyDice) -> tuple[np.ndarray, np.ndarray]:
+    """The reader network's pooled features of each confirmed die of ``roll`` and each find of ``reading`` (the roll
+    read with ``learnt``) the player struck out, :data:`FACE_VIEWS` views each, cropped as the reader crops them
+    (through the learnt slant); and their classes (value - 1, or not a die)."""
+    stretch = Stretch(learnt.view_angle_deg, learnt.view_stretch)
+    seen, matrix = stretch.apply(frame) if not stretch.is_identity else (frame, np.eye(2, 3))
+    struck = {j for _, j in paired(reading, roll)}
+    places = [(d.center, d.side, d.value - 1) for d in roll.dice]
+    places += [(f.center, f.bbox[2], dice_net.NOT_A_DIE) for j, f in enumerate(reading.dice) if j not in struck]
+    crops, labels = [], []
+    for (x, y), side, label in places:
+        crop = dice_net.crop_die(seen, tuple(matrix @ np.array([x, y, 1.0])), side * math.sqrt(stretch.factor))
+        for turns in range(FACE_VIEWS):
+            view = np.rot90(crop, turns % 4)
+            crops.append(np.ascontiguousarray(view[:, ::-1] if turns >= 4 else view))
+            labels.append(label)
+    if not crops:
+        return np.zeros((0, 0)), np.zeros(0, int)
+    return reader_features(np.stack(crops)), np.array(labels)
+
+
+def fit_face_head(shipped: FaceHead, features: np.ndarray, labels: np.ndarray) -> FaceHead:
+    """``shipped`` refitted to read ``labels`` (classes) from ``features``: a softmax regression started at the
+    shipped weights and pulled towards them (:data:`FACE_PULL`); the symbol class keeps its shipped row."""
+    weights, bias = shipped.weights.copy(), shipped.bias.copy()
+    target = np.eye(len(bias))[labels]
+    learning = np.arange(len(bias)) != dice_net.SYMBOL
+    for _ in range(FACE_STEPS):
+        logits = features @ weights.T + bias
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        error = (probs - target) / len(features)
+        weights[learning] -= FACE_STEP_SIZE * (error.T @ features + FACE_PULL * (weights - shipped.weights))[learning]
+        bias[learning] -= FACE_STEP_SIZE * (error.sum(axis=0) + FACE_PULL * (bias - shipped.bias))[learning]
+    return FaceHead(weights, bias, shipped.model)
+
+
+def _learn_faces(base: Profile, palette, learnt: MyDice, rolls: Sequence[ConfirmedRoll]) -> FaceHead | None:
+    """The face reader's last layer fitted to the confirmed ``rolls`` (:func:`fit_face_head`), if, fitted on all
+    rolls but one and reading that one, it reads the rolls better than ``learnt`` does without it (:func:`chosen`);
+    else None."""
+    frames = [base.white_balance.correct(as_bgr8(roll.image)) for roll in rolls]
+    readings = [learnt.read(frame, palette, search=False) for frame in frames]
+    samples = [_face_samples(frame, reading, roll, learnt) for frame, reading, roll in zip(frames, readings, rolls)]
+    if sum(len(labels) > 0 for _, labels in samples) < MIN_ROLLS:
+        return None
+    shipped = shipped_face_head()
+
+    def fitted(rows: Sequence[int]) -> FaceHead:
+        return fit_face_head(shipped, np.concatenate([samples[i][0] for i in rows if len(samples[i][1])]),
+                             np.concatenate([samples[i][1] for i in rows]))
+
+    without, with_faces = [], []
+    for i, (frame, reading, roll) in enumerate(zip(frames, readings, rolls)):
+        score = score_reading(reading, roll)
+        without.append(score.right_values - score.extra)
+        others = [j for j in range(len(rolls)) if j != i and len(samples[j][1])]
+        if others:
+            score = score_reading(replace(learnt, faces=fitted(others)).read(frame, palette, search=False), roll)
+        with_faces.append(score.right_values - score.extra)
+    if chosen([np.array(without), np.array(with_faces)], sum(len(roll.dice) for roll in rolls)) != 1:
+        return None
+    return fitted(range(len(rolls)))
 
 
 def _searched_views(profile: Profile, palette, rolls: Sequence[ConfirmedRoll]) -> list[tuple[float, float]]:

@@ -30,7 +30,9 @@ from companion.errors import UserError
 from companion.limits import regular_file
 from companion.paths import config_dir
 from companion.safe_files import write_atomically
+from vision import dice_net
 from vision.colour import Palette, PaletteColour, default_palette
+from vision.reader import FaceHead
 
 FORMAT_VERSION = 1
 TRAY_METHODS = ("markers", "corners", "none")
@@ -121,6 +123,7 @@ class MyDice:
     # (x right, y down): a find there is no die (None: none learnt)
     wider_look: bool = False      # finds read as no die are read again from wider crops (vision.reader.WIDER_LOOK_SCALES):
     # the finder sees this set's dice too small (as it sees dice with a symbol face)
+    faces: FaceHead | None = None  # the face reader's last layer refitted to the set's confirmed dice (None: the shipped one)
 
     def reader_params(self):
         """The reader's parameters for this set (sizes in the frame's own pixels); a learnt slant replaces
@@ -132,7 +135,8 @@ class MyDice:
                        find_threshold=self.find_threshold, not_a_die_threshold=self.not_a_die_threshold,
                        symbol_value=self.symbol_value, wider_look_scales=WIDER_LOOK_SCALES if self.wider_look else (),
                        side_faces=None if self.side_face_offset is None else SideFaceParams(self.side_face_offset),
-                       slant_doubtful=DEFAULT_PARAMS.slant_doubtful if self.view_stretch == 1.0 else 0.0)
+                       slant_doubtful=DEFAULT_PARAMS.slant_doubtful if self.view_stretch == 1.0 else 0.0,
+                       face_head=self.faces)
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, search: bool = True):
         """Read ``frame`` as this set is best read: the camera's slant undone, finds of other sizes
@@ -224,6 +228,7 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
             "side_face_offset": None if profile.my_dice.side_face_offset is None
             else [float(v) for v in profile.my_dice.side_face_offset],
             "wider_look": profile.my_dice.wider_look,
+            "faces": None if profile.my_dice.faces is None else _faces_to_dict(profile.my_dice.faces),
         },
         "palette": {
             "max_distance": float(profile.palette.max_distance),
@@ -232,6 +237,11 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
                        for c in profile.palette.colours],
         },
     }
+
+
+def _faces_to_dict(faces: FaceHead) -> dict[str, Any]:
+    return {"reader_model": faces.model, "weights": [[round(float(v), 6) for v in row] for row in faces.weights],
+            "bias": [round(float(v), 6) for v in faces.bias]}
 
 
 def _optional_float(value: float | None) -> float | None:
@@ -315,6 +325,8 @@ RANGES: dict[str, Range] = {
     "my_dice.view_stretch": Range(1, 4),
     "my_dice.symbol_value": Range(1, 6),
     "my_dice.side_face_offset": Range(-2, 2),
+    "my_dice.faces.weights": Range(-1000, 1000),
+    "my_dice.faces.bias": Range(-1000, 1000),
     "palette.max_distance": Range(0.1, 100),
     "palette.lightness_weight": Range(0.01, 100),
     "palette.colour.centre_lab": Range(-128, 128),   # L (0 to 100) and the signed a and b all lie in it
@@ -416,7 +428,9 @@ def profile_from_dict(data: dict, source: str = "profile") -> Profile:
 
 
 MY_DICE_FIELDS = ("rolls", "dice", "min_side_px", "max_side_px", "find_threshold", "not_a_die_threshold",
-                  "view_angle_deg", "view_stretch", "symbol_value", "side_face_offset", "wider_look")
+                  "view_angle_deg", "view_stretch", "symbol_value", "side_face_offset", "wider_look", "faces")
+#: Most pooled features a refitted face reader layer may weigh (the shipped reader has 128).
+MAX_FACE_FEATURES = 4096
 
 
 def _read_my_dice(f: _Fields) -> MyDice:
@@ -424,10 +438,23 @@ def _read_my_dice(f: _Fields) -> MyDice:
                     f.number("max_side_px", _REQUIRED), f.number("find_threshold", _REQUIRED),
                     f.number("not_a_die_threshold", _REQUIRED), f.number("view_angle_deg", 0.0),
                     f.number("view_stretch", 1.0), f.integer("symbol_value"), f.numbers("side_face_offset", 2),
-                    f.boolean("wider_look", False))
+                    f.boolean("wider_look", False), _read_faces(f))
     if learnt.min_side_px >= learnt.max_side_px:
         raise f.fail("max_side_px", f"larger than my_dice.min_side_px ({learnt.min_side_px:g})")
     return learnt
+
+
+def _read_faces(my_dice: _Fields) -> FaceHead | None:
+    if "faces" not in my_dice.table:
+        return None
+    f = _Fields(my_dice.source, my_dice.table["faces"], "my_dice.faces.", ("reader_model", "weights", "bias"))
+    sane = f.range("weights")
+    weights = f.get("weights", f"{dice_net.N_CLASSES} lists of as many numbers {sane} each (at most {MAX_FACE_FEATURES})",
+                    lambda v: isinstance(v, list) and len(v) == dice_net.N_CLASSES and all(
+                        isinstance(row, list) and 0 < len(row) == len(v[0]) <= MAX_FACE_FEATURES
+                        and all(sane.holds(x) for x in row) for row in v), _REQUIRED)
+    return FaceHead(np.array(weights, np.float64), np.array(f.numbers("bias", dice_net.N_CLASSES, _REQUIRED)),
+                    f.text("reader_model", _REQUIRED))
 
 
 TRAY_FIELDS = ("method", "width_mm", "height_mm", "px_per_mm", "corners_px", "marker_dictionary", "marker_ids",

@@ -21,6 +21,7 @@ from calibration.learn_dice import (
     added_die_side,
     chosen,
     confirmed_from_reading,
+    fit_face_head,
     forget_my_dice,
     learn_my_dice,
     parse_added_dice,
@@ -31,9 +32,9 @@ from calibration.learn_dice import (
 from calibration.profile import MyDice, Profile, load_profile, profile_from_text, save_profile
 from calibration.toml_writer import dumps
 from companion.errors import UserError
-from vision import synth, variants
+from vision import dice_net, synth, variants
 from vision.colour import default_palette
-from vision.reader import read_frame
+from vision.reader import FaceHead, read_frame, reader_features, shipped_face_head
 
 REPO = Path(__file__).parent.parent
 BYLER = REPO / "tests" / "data" / "byler_d6"
@@ -154,7 +155,7 @@ def test_dice_read_well_already_leave_the_reader_as_it_is():
     learnt = learn_my_dice(rolls)
     mine = learnt.my_dice
     assert (mine.view_stretch, mine.find_threshold, mine.not_a_die_threshold) == (1.0, 0.3, 0.5)
-    assert mine.side_face_offset is None and not mine.wider_look
+    assert mine.side_face_offset is None and not mine.wider_look and mine.faces is None
     assert learnt.palette == default_palette()
     sides = [d.side for r in rolls for d in r.dice]
     assert mine.min_side_px < min(sides) and mine.max_side_px > max(sides)
@@ -278,6 +279,45 @@ def test_a_set_the_finder_sees_too_small_is_read_from_wider_crops_once_learnt():
     assert after.right_values > max(before.right_values, without.right_values) and after.extra <= before.extra
 
 
+def labelled_crops(entries: list[dict], value) -> tuple[np.ndarray, np.ndarray]:
+    """The reader network's features of each labelled die of ``entries`` (tests/data/byler_d6), cropped at its label
+    and turned by each quarter turn, and the class ``value(label value)`` of each."""
+    crops, classes = [], []
+    for entry in entries:
+        image = cv2.imread(str(BYLER / entry["image"]))
+        for die in entry["dice"]:
+            x, y, w, h = die["bbox"]
+            crop = dice_net.crop_die(image, (x + w / 2, y + h / 2), max(w, h))
+            crops += [np.ascontiguousarray(np.rot90(crop, turns)) for turns in range(4)]
+            classes += [value(die["value"]) - 1] * 4
+    return reader_features(np.stack(crops)), np.array(classes)
+
+
+def next_up(value: int) -> int:
+    """The next number up, 6 to 1."""
+    return value % 6 + 1
+
+
+def test_the_face_reader_refitted_to_confirmed_dice_reads_other_photos_of_the_set_so():
+    """A set whose every face the shipped reader reads as another number (here each face confirmed as the next
+    number up, 6 as 1) is read by the refitted last layer as confirmed on photos it never saw; the profile's
+    reader uses it, and a layer fitted on another reader model is not used."""
+    features, classes = labelled_crops(ENTRIES[:10], next_up)
+    shipped = shipped_face_head()
+    head = fit_face_head(shipped, features, classes)
+    unseen, truth = labelled_crops(ENTRIES[10:], next_up)
+    assert np.mean((unseen @ shipped.weights.T + shipped.bias).argmax(axis=1) == truth) < 0.05
+    assert np.mean((unseen @ head.weights.T + head.bias).argmax(axis=1) == truth) >= 0.9
+    entry = ENTRIES[15]
+    image = cv2.imread(str(BYLER / entry["image"]))
+    labels = ConfirmedRoll(image, tuple(ConfirmedDie((x + w / 2, y + h / 2), max(w, h), next_up(d["value"]))
+                                        for d in entry["dice"] for x, y, w, h in [d["bbox"]]))
+    mine = MyDice(5, 30, 10.0, 400.0, 0.3, 0.5, faces=head)
+    assert score_reading(mine.read(image), labels).right_values >= len(labels.dice) - 1
+    elsewhere = replace(mine, faces=FaceHead(head.weights, head.bias, "another model"))
+    assert score_reading(elsewhere.read(image), labels).right_values <= 1
+
+
 def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
     rolls = [confirmed(cv2.imread(str(BYLER / e["image"])), e["dice"]) for e in ENTRIES[:2]]
     learnt = replace(learn_my_dice(rolls, Profile(name="kitchen")),
@@ -288,6 +328,12 @@ def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
     assert [c.name for c in loaded.palette.colours] == [c.name for c in learnt.palette.colours]
     plain = forget_my_dice(loaded)
     assert plain.my_dice is None and plain.palette == default_palette() and plain.name == "kitchen"
+    shipped = shipped_face_head()
+    faces = FaceHead(shipped.weights * 1.5, shipped.bias - 0.25, shipped.model)
+    loaded = load_profile(save_profile(replace(learnt, my_dice=replace(learnt.my_dice, faces=faces)), path)).my_dice
+    assert loaded.faces.model == shipped.model and loaded.faces.weights.shape == shipped.weights.shape
+    assert np.allclose(loaded.faces.weights, faces.weights, atol=1e-6) and np.allclose(loaded.faces.bias, faces.bias, atol=1e-6)
+    assert replace(loaded, faces=None) == learnt.my_dice
 
 
 @pytest.mark.parametrize("field, value, says", [("view_stretch", 9.0, "view_stretch must be a number from 1 to 4"),
@@ -296,7 +342,15 @@ def test_learnt_dice_are_saved_loaded_and_forgotten(tmp_path):
                                                 ("symbol_value", 7, "symbol_value must be a whole number from 1 to 6"),
                                                 ("side_face_offset", [0.7], "side_face_offset must be a list of 2"),
                                                 ("side_face_offset", [0.1, 5.0], "numbers from -2 to 2"),
-                                                ("wider_look", 1, "wider_look must be true or false")])
+                                                ("wider_look", 1, "wider_look must be true or false"),
+                                                ("faces", {"reader_model": "x", "weights": [[0.0]] * 7, "bias": [0.0] * 8},
+                                                 "faces.weights must be 8 lists"),
+                                                ("faces", {"reader_model": "x", "weights": [[0.0, 1.0], [0.0]] * 4,
+                                                           "bias": [0.0] * 8}, "faces.weights must be 8 lists"),
+                                                ("faces", {"reader_model": "x", "weights": [[0.0]] * 8, "bias": [0.0] * 6},
+                                                 "faces.bias must be a list of 8"),
+                                                ("faces", {"weights": [[0.0]] * 8, "bias": [0.0] * 8},
+                                                 "faces.reader_model must be a text")])
 def test_a_broken_learnt_dice_section_is_one_line(field, value, says):
     data = {"version": 1, "my_dice": {"rolls": 2, "dice": 12, "min_side_px": 40.0, "max_side_px": 160.0,
                                       "find_threshold": 0.3, "not_a_die_threshold": 0.5, field: value}}

@@ -7,6 +7,7 @@ from test_ui_harness import kivy_window, ui  # noqa: F401  (fixtures)
 
 from calibration.learn_dice import forget_my_dice
 from calibration.profile import MyDice, Profile, default_profile_path, load_profile, save_profile
+from vision.reader import shipped_face_head
 
 
 def throw_and_read(ui, app, screen=None) -> list:
@@ -94,15 +95,18 @@ def test_learn_my_dice_by_touch_then_forget_them(ui):
 
 def test_what_was_learnt_besides_the_dice_is_said_in_one_whole_line(ui):
     """A set whose symbol face was learnt, seen by a camera whose side faces were learnt, which the finder sees too
-    small: the settings screen says all three, in one line the narrowest screen shows whole."""
+    small, whose faces the face reader learnt: the settings screen says all four, in one line the narrowest screen
+    shows whole."""
     from kivy.uix.label import Label
     from test_ui_camera import whole_text_fits
 
     app = ui.launch(camera="sim", seed=3)
-    app._learnt(Profile(my_dice=MyDice(5, 30, 20.0, 100.0, 0.3, 0.5, 0.0, 1.0, 6, (-0.5, -0.5), True)))
+    app._learnt(Profile(my_dice=MyDice(5, 30, 20.0, 100.0, 0.3, 0.5, 0.0, 1.0, 6, (-0.5, -0.5), True,
+                                       shipped_face_head())))
     ui.pump(3)
     assert app.root.current == "settings" and app.my_dice.side_face_offset == (-0.5, -0.5)
     assert "symbol face as a 6" in app.notice and "side faces" in app.notice and "full size" in app.notice
+    assert "their faces" in app.notice
     shown = [w for w in app.screen("settings").walk() if isinstance(w, Label) and w.text == app.notice]
     assert any(w.height > 0 and w.get_root_window() and whole_text_fits(w) for w in shown), app.notice
     ui.screenshot("settings-my-dice-symbol-and-side-faces-learnt")

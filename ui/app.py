@@ -574,13 +574,13 @@ class CompanionApp(App):
         self.lesson_text = ""
         self.show("settings")
         mine = result.my_dice
-        learnt = [f"your dice from {mine.rolls} rolls"] + [what for what, known in (
-            (f"their symbol face as a {mine.symbol_value}", mine.symbol_value),
-            ("where their side faces show", mine.side_face_offset),
-            ("their full size", mine.wider_look)) if known]
+        extras = [what for what, known in (
+            ("their faces", mine.faces is not None),
+            (f"symbol face as a {mine.symbol_value}", mine.symbol_value),
+            ("where side faces show", mine.side_face_offset),
+            ("full size", mine.wider_look)) if known]
         # one line on the narrowest screen: the extras replace "the reader uses them from now on"
-        self.notice = (f"learnt {learnt[0]}: the reader uses them from now on" if len(learnt) == 1
-                       else f"learnt {', '.join(learnt[:-1])} and {learnt[-1]}")
+        self.notice = f"learnt your dice from {mine.rolls} rolls: " + (", ".join(extras) or "the reader uses them from now on")
 
     def cancel_lesson(self) -> None:
         self.lesson = None

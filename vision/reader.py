@@ -12,6 +12,7 @@ stretches that undo a slanted camera's squash (vision/view.py).
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -120,6 +121,19 @@ class ReaderParams:
     # is read again at each end of it (vision/top_face.py), and takes the reading surer of its face (None: never)
     side_faces: SideFaceParams | None = None  # where this camera shows a die's side faces ("learn my dice"): a find
     # lying there, of the die's colour, is dropped (vision/top_face.py; None: the camera's mount is not known)
+    face_head: FaceHead | None = None  # the reader network's last layer refitted to the player's own dice ("learn my
+    # dice"), used in place of the shipped one while it was fitted on the reader model in use (None: the shipped one)
+
+
+@dataclass(frozen=True, eq=False)
+class FaceHead:
+    """The reader network's last layer (pooled features to its classes) refitted to a player's own dice: class
+    logits = ``weights`` @ features + ``bias``; ``model`` names the reader model it was fitted on
+    (:func:`reader_model_id`), and a head of another model is not used."""
+
+    weights: np.ndarray  # (dice_net.N_CLASSES, features)
+    bias: np.ndarray     # (dice_net.N_CLASSES,)
+    model: str
 
 
 DEFAULT_PARAMS = ReaderParams()
@@ -202,25 +216,68 @@ def _read_values(image: np.ndarray, finds, params: ReaderParams) -> np.ndarray:
     again a quarter turn further each time, up to ``params.views`` looks, until its averaged answers are sure
     (see ``ReaderParams.sure_at_first_look`` and ``sure_after_turn``)."""
     crops = np.stack([dice_net.crop_die(image, (x, y), side) for x, y, side, _ in finds])
-    probs = _reader_probabilities(crops)
+    probs = _reader_probabilities(crops, params.face_head)
     looking = np.nonzero(probs.max(axis=1) < params.sure_at_first_look)[0]
     for turns in range(1, params.views):
         if not len(looking):
             break
-        seen = _reader_probabilities(np.rot90(crops[looking], turns, axes=(1, 2)))
+        seen = _reader_probabilities(np.rot90(crops[looking], turns, axes=(1, 2)), params.face_head)
         probs[looking] = (probs[looking] * turns + seen) / (turns + 1)
         looking = looking[probs[looking].max(axis=1) < params.sure_after_turn]
     return probs
 
 
-def _reader_probabilities(crops: np.ndarray) -> np.ndarray:
-    """The reader's softmax probabilities (n, 8) for a stack of crops."""
-    net = _net(dice_net.READER_FILE)
-    net.setInput(dice_net.normalise(crops))
-    logits = net.forward("out").reshape(len(crops), dice_net.N_CLASSES)
+def _reader_probabilities(crops: np.ndarray, head: FaceHead | None = None) -> np.ndarray:
+    """The reader's softmax probabilities (n, 8) for a stack of crops, through ``head`` if it was fitted on the reader
+    model in use."""
+    if head is not None and head.model == reader_model_id():
+        logits = reader_features(crops) @ head.weights.T + head.bias
+    else:
+        net = _net(dice_net.READER_FILE)
+        net.setInput(dice_net.normalise(crops))
+        logits = net.forward("out").reshape(len(crops), dice_net.N_CLASSES)
     logits = logits - logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
     return probs / probs.sum(axis=1, keepdims=True)
+
+
+def _last_layer(net: cv2.dnn.Net) -> tuple[str, str]:
+    """The names of the reader network's last layer (a 1x1 convolution over pooled features) and of its input."""
+    names = net.getLayerNames()
+    last = max(i for i, name in enumerate(names) if net.getLayer(name).type == "Convolution")
+    if last == 0 or net.getLayer(names[last - 1]).type != "Pooling":
+        raise UserError(f"{dice_net.READER_FILE} is not a reader model with pooled features before its last layer")
+    return names[last], names[last - 1]
+
+
+def reader_features(crops: np.ndarray) -> np.ndarray:
+    """The pooled features (n, features) the reader network's last layer reads the crops' classes from."""
+    net = _net(dice_net.READER_FILE)
+    net.setInput(dice_net.normalise(crops))
+    return net.forward(_last_layer(net)[1]).reshape(len(crops), -1).astype(np.float64)
+
+
+def shipped_face_head() -> FaceHead:
+    """The reader model's own last layer, as a :class:`FaceHead`."""
+    net = _net(dice_net.READER_FILE)
+    layer = _last_layer(net)[0]
+    weights = net.getParam(layer, 0)
+    return FaceHead(weights.reshape(weights.shape[0], -1).astype(np.float64),
+                    net.getParam(layer, 1).reshape(-1).astype(np.float64), reader_model_id())
+
+
+_model_ids: dict[str, str] = {}
+
+
+def reader_model_id() -> str:
+    """A short fingerprint of the reader model file in use (a head fitted on another model is not used)."""
+    key = str(dice_net.READER_FILE)
+    if key not in _model_ids:
+        try:
+            _model_ids[key] = hashlib.sha256(Path(key).read_bytes()).hexdigest()[:16]
+        except OSError as exc:
+            raise UserError(f"cannot read model file {key}: {exc.strerror or exc}") from None
+    return _model_ids[key]
 
 
 def _print_probability(image: np.ndarray, finds) -> np.ndarray:

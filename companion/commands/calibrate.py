@@ -339,6 +339,7 @@ def _learn_my_dice(args, output: Path) -> int:
                    if mine.view_stretch != 1 else "")
                 + (f", the symbol face read as a {mine.symbol_value}" if mine.symbol_value else "")
                 + (", dice first seen too small looked at again whole" if mine.wider_look else "")
+                + (", the faces of your dice learnt by the face reader" if mine.faces is not None else "")
                 + (f", side faces showing {where_side_faces_show(mine.side_face_offset)} each die not taken for dice"
                    if mine.side_face_offset else ""))
     console.say(f"each roll read by what the others taught: {_share(check.before.die_acc)} of dice right before, "

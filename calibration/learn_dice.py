@@ -384,9 +384,9 @@ def _face_samples(frame: np.ndarray, reading: Reading, roll: ConfirmedRoll, lear
     (through the learnt slant); and their classes (value - 1, or not a die)."""
     stretch = Stretch(learnt.view_angle_deg, learnt.view_stretch)
     seen, matrix = stretch.apply(frame) if not stretch.is_identity else (frame, np.eye(2, 3))
-    struck = {j for _, j in paired(reading, roll)}
+    confirmed = {j for _, j in paired(reading, roll)}
     places = [(d.center, d.side, d.value - 1) for d in roll.dice]
-    places += [(f.center, f.bbox[2], dice_net.NOT_A_DIE) for j, f in enumerate(reading.dice) if j not in struck]
+    places += [(f.center, f.bbox[2], dice_net.NOT_A_DIE) for j, f in enumerate(reading.dice) if j not in confirmed]
     crops, labels = [], []
     for (x, y), side, label in places:
         crop = dice_net.crop_die(seen, tuple(matrix @ np.array([x, y, 1.0])), side * math.sqrt(stretch.factor))

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from companion.engine import Die
 from companion.errors import UserError
+from vision.solid_die import Lamp, SolidDie, render_solid_die
 from vision.synth import DIE_COLOURS, PIP_SHAPES, SYMBOL_KINDS, pip_layout, random_scene, render_scene
 
 CLEAN = {"noise_sigma": (0.0, 0.0), "blur_sigma": (0.0, 0.0), "glare": 0.0, "marble": 0.0, "light_gradient": (0.0, 0.0),
@@ -264,3 +265,43 @@ def test_each_symbol_kind_draws_its_own_mark_and_only_the_kinds_asked_for_are_dr
         assert all(t.symbol for t in truth)
         others = [other for other in SYMBOL_KINDS if other != kind]
         assert not any(np.array_equal(img, faces[other][0]) for other in others), kind
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("colour,dark_pips", [("white", True), ("red", False)])
+def test_solid_dice_show_the_pips_asked_for(value, colour, dark_pips):
+    lit_from_above = {"lamp_elevation_deg": (80.0, 80.0), "ambient": (0.5, 0.5), "gloss": (0.0, 0.0)}
+    img, truth = render_scene([(value, colour)], seed=value, die_size=(120, 160), background="grey_card", solid_dice=1.0,
+                              **lit_from_above, **CLEAN)
+    assert _count_pips(img, truth[0], dark_pips) == value
+    again, _ = render_scene([(value, colour)], seed=value, die_size=(120, 160), background="grey_card", solid_dice=1.0,
+                            **lit_from_above, **CLEAN)
+    assert np.array_equal(img, again)
+
+
+def _solid_one(lamp, corner_radius=0.12, **view):
+    """A white die showing a big one, its pip as white as its body, 100 px at (100, 100) of a 240 px patch."""
+    build = SolidDie(faces=(((0.0, 0.0),),) * 6, body=(220.0, 220.0, 220.0), pip=(220.0, 220.0, 220.0),
+                     corner_radius=corner_radius, pip_radius=0.2, pip_depth=0.6)
+    return render_solid_die(build, lamp, shape=(240, 240), centre=(100.0, 100.0), side=100.0, **view)
+
+
+def test_a_solid_dies_pip_is_a_hollow_lit_on_the_wall_that_faces_the_lamp():
+    colour, alpha = _solid_one(Lamp((math.cos(math.radians(30)), 0.0, math.sin(math.radians(30))), specular=0.0))
+    grey = colour.mean(axis=2)
+    wall_facing_lamp = grey[95:106, 83:92].mean()      # the hollow's -x wall faces +x, where the lamp is
+    wall_away = grey[95:106, 109:118].mean()
+    flat = grey[95:106, 60:70].mean()
+    assert wall_facing_lamp > flat > wall_away + 20
+    assert alpha[100, 100] == 1.0 and alpha[5, 5] == 0.0
+
+
+def test_a_tilted_camera_sees_a_solid_dies_side_face_along_the_tilt():
+    """Tilted 40 degrees toward +x: the top face keeps cos(40) of its width and the side face shows sin(40) beyond it
+    (edges nearly sharp: a rounded edge's outline lies inside the sharp cube's)."""
+    _, alpha = _solid_one(Lamp((0.0, 0.0, 1.0)), corner_radius=0.01, tilt=math.radians(40), tilt_direction=0.0)
+    seen = np.flatnonzero(alpha[100] > 0.5)
+    assert seen[0] == pytest.approx(100 - 50 * math.cos(math.radians(40)), abs=1.5)
+    assert seen[-1] + 1 == pytest.approx(100 + 50 * math.cos(math.radians(40)) + 100 * math.sin(math.radians(40)), abs=1.5)
+    across = np.flatnonzero(alpha[:, 90] > 0.5)     # across the tilt the die keeps its whole side
+    assert across[-1] + 1 - across[0] == pytest.approx(100, abs=1.5)

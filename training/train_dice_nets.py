@@ -103,6 +103,7 @@ OBJECT_COUNT = (3, 9)  # things on each
 OBJECT_SIDE = (20.0, 200.0)  # px, each thing's long side in a 640x480 picture
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
+SOLID_DICE = 0.0  # share of a synthetic tray's dice drawn as lit solids (--solid-dice; vision/solid_die.py)
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
 
@@ -141,13 +142,14 @@ def mine_finder_finds(photos: list[Photo], finder_file: Path, threshold: float =
     print(f"{negatives} hard negatives and {views} die crops from {finder_file}", flush=True)
 
 
-def load_photos(leave_out: tuple[str, ...] = ()) -> list[Photo]:
-    """The training part of each public set but those named in ``leave_out``."""
+def load_photos(leave_out: tuple[str, ...] = (), whole: bool = False) -> list[Photo]:
+    """The training part (``whole``: every photo) of each public set but those named in ``leave_out``."""
     photos = []
     for name in public_sets.SETS:
         if name in leave_out:
             continue
-        train, _ = public_sets.split(public_sets.load_manifest(name))
+        entries = public_sets.load_manifest(name)
+        train = entries if whole else public_sets.split(entries)[0]
         root = public_sets.datasets_dir() / name
         for entry in train:
             image = cv2.imread(str(root / entry["image"]), cv2.IMREAD_COLOR)
@@ -269,7 +271,7 @@ def tray_settings(rng: np.random.Generator) -> dict:
     """A training tray's own shares of touching dice, glare, coloured pips, marble and a slanted camera."""
     return {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
             "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
-            "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT}
+            "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT, "solid_dice": SOLID_DICE}
 
 
 def symbol_tray(i: int, kinds: tuple[str, ...] = synth.SYMBOL_KINDS) -> Photo:
@@ -284,7 +286,8 @@ def symbol_tray(i: int, kinds: tuple[str, ...] = synth.SYMBOL_KINDS) -> Photo:
 def synthetic_photos(count: int, cache_dir: Path, workers: int = 1) -> list[Photo]:
     """``count`` synthetic trays (hard cases mixed in), rendered by ``workers`` processes and cached in
     ``cache_dir`` between runs."""
-    cache = cache_dir / f"synth_v{SYNTH_VERSION}_{count}.pkl"
+    solid = f"_solid{SOLID_DICE:g}" if SOLID_DICE else ""
+    cache = cache_dir / f"synth_v{SYNTH_VERSION}_{count}{solid}.pkl"
     if cache.exists():
         with cache.open("rb") as fh:
             return [Photo(p.image, p.dice, p.source) for p in pickle.load(fh)]
@@ -903,7 +906,7 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
                "--negatives", str(a.negatives), "--finder-symbol-trays", str(a.finder_symbol_trays),
                "--finder-model", str(a.finder_model)] + (["--finder-photos-without-dice"] if a.finder_photos_without_dice else [])
     command += ["--leave-out", *a.leave_out] if a.leave_out else []
-    command += ["--random-convolutions", str(a.random_convolutions)]
+    command += ["--random-convolutions", str(a.random_convolutions), "--solid-dice", str(a.solid_dice)]
     command += ["--float32"] if a.float32 else []
     finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []) + (["--from-models"] if a.from_models else []))
     torch.set_num_threads(1)
@@ -998,6 +1001,9 @@ def main() -> None:
     ap.add_argument("--random-convolutions", type=float, default=0.0, metavar="SHARE",
                     help="the share of both networks' training pictures seen through a filter of random weights "
                          "(texture and colour change, shapes stay), e.g. 0.5")
+    ap.add_argument("--solid-dice", type=float, default=0.0, metavar="SHARE",
+                    help="the share of the synthetic trays' dice drawn as lit solids (rounded edges, hollow pips, "
+                         "gloss: vision/solid_die.py) instead of flat, e.g. 0.5")
     ap.add_argument("--float32", action="store_true",
                     help="train in float32 throughout (by default the forward passes run in bfloat16 where the "
                          "processor computes it natively, nearly twice the steps a minute)")
@@ -1017,6 +1023,8 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
     workers = 2 if a.side_by_side else a.threads
+    global SOLID_DICE
+    SOLID_DICE = a.solid_dice  # read by tray_settings, here and in the rendering processes
     photos = load_photos(tuple(a.leave_out)) + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers) + negative_photos(a.negatives)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.side_by_side:

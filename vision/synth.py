@@ -22,6 +22,7 @@ import numpy as np
 from companion.engine import Die
 from companion.errors import UserError
 from vision.dice_net import squashed
+from vision.solid_die import Lamp, SolidDie, render_solid_die
 
 __all__ = [
     "BACKGROUNDS",
@@ -144,6 +145,11 @@ class RenderSettings:
     jpeg: float = 0.3                  # chance that the frame goes through JPEG compression, as photos do
     jpeg_quality: tuple[int, int] = (70, 95)            # JPEG quality when it does
     max_placement_tries: int = 400     # random positions tried per die before shrinking the dice
+    solid_dice: float = 0.0            # chance that a die is drawn as a lit solid (vision.solid_die) instead of flat
+    pip_depth: tuple[float, float] = (0.25, 0.6)        # a solid die's pip hollows, deep by this share of their radius
+    lamp_elevation_deg: tuple[float, float] = (30.0, 85.0)   # the lamp's height above the table, for solid dice
+    ambient: tuple[float, float] = (0.25, 0.6)          # share of a solid die's colour seen away from the lamp
+    gloss: tuple[float, float] = (0.05, 0.5)            # brightness of a solid die's highlight
 
 
 DEFAULTS = RenderSettings()
@@ -340,8 +346,8 @@ def _rounded_square(side: float, radius: float, angle: float, centre: tuple[floa
     return np.round(pts * k).astype(np.int32)
 
 
-def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
-    """Render one die into a small patch.
+def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings, lamp: Lamp | None = None):
+    """Render one die into a small patch (as a lit solid under ``lamp``, by the chance ``cfg.solid_dice``).
 
     Returns (x0, y0, colour float32 HxWx3, alpha float32 HxW, face polygon, outline polygon),
     the polygons in frame pixels.  A camera that sees side faces ``d`` of a side deep looks at the tray
@@ -349,9 +355,12 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     side faces 1/cos as deep and the patch squashed along the slant.
     """
     depth = math.hypot(*die.lift) / die.side
+    shrink = math.sqrt(max(1.0 - depth ** 2, MIN_TOP_FACE_SHRINK ** 2))
+    # drawn only when solid dice are asked for, so that every other scene stays as it was
+    if lamp is not None and not die.symbol and rng.random() < cfg.solid_dice:
+        return _draw_solid_die(rng, die, cfg, lamp, math.acos(shrink))
     if depth == 0.0:
         return _draw_upright_die(rng, die, cfg)
-    shrink = math.sqrt(max(1.0 - depth ** 2, MIN_TOP_FACE_SHRINK ** 2))
     x0, y0, colour, alpha, face_pts, outline_pts = _draw_upright_die(
         rng, replace(die, lift=(die.lift[0] / shrink, die.lift[1] / shrink)), cfg)
     direction = np.array(die.lift) / (depth * die.side)
@@ -426,6 +435,51 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
     face_pts = face.astype(np.float32) / k + (x0, y0)
     outline_pts = outline.astype(np.float32) / k + (x0, y0)
     return x0, y0, colour, alpha.astype(np.float32) / 255.0, face_pts, outline_pts
+
+
+def _draw_solid_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings, lamp: Lamp, tilt: float):
+    """:func:`_draw_die` as a lit solid (:func:`vision.solid_die.render_solid_die`) seen by a camera ``tilt``
+    radians from straight down, its side faces showing along ``die.lift``."""
+    lx, ly = die.lift
+    extent = die.side * math.sqrt(2) / 2 + 3
+    x0, y0 = math.floor(die.cx - extent + min(lx, 0)), math.floor(die.cy - extent + min(ly, 0))
+    x1, y1 = math.ceil(die.cx + extent + max(lx, 0)), math.ceil(die.cy + extent + max(ly, 0))
+    top = die.value
+    along_a, along_b = _side_values(rng, top, 2)
+    faces = tuple(tuple(pip_layout(value, turned=bool(rng.integers(0, 2))))
+                  for value in (top, 7 - top, along_a, 7 - along_a, along_b, 7 - along_b))
+    body = np.array(DIE_COLOURS[die.colour], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
+    body = np.clip(body * (1 + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)), 0, 255)
+    engraved = rng.random() < 0.1   # pips cut into the plastic and left unpainted
+    pip = body * 0.8 if engraved else np.array(PIP_COLOURS[die.pip_colour], np.float32)
+    build = SolidDie(faces, tuple(float(c) for c in body), tuple(float(c) for c in pip),
+                     corner_radius=_rng_range(rng, cfg.corner_radius) * 0.8, pip_offset=_rng_range(rng, cfg.pip_offset),
+                     pip_radius=_rng_range(rng, cfg.pip_radius) * (0.92 if top == 6 else rng.uniform(0.8, 1.35) if top == 1 else 1.0),
+                     pip_depth=_rng_range(rng, cfg.pip_depth))
+    direction = math.atan2(ly, lx) if (lx, ly) != (0.0, 0.0) else 0.0
+    centre = (die.cx - x0, die.cy - y0)
+    colour, alpha = render_solid_die(build, lamp, shape=(y1 - y0, x1 - x0), centre=centre, side=die.side,
+                                     angle=die.angle, tilt=tilt, tilt_direction=direction)
+    if rng.random() < cfg.marble:
+        swirl = np.clip(_smooth_noise(rng, x1 - x0, y1 - y0, max(3, int(die.side / 5))), -1, 1)[..., None]
+        colour *= 1.0 + 0.18 * swirl
+    face_side = die.side * 0.88
+    face = _rounded_square(face_side, face_side * 0.12, die.angle, centre, 1).astype(np.float32)
+    squash = np.eye(2) + (math.cos(tilt) - 1.0) * np.outer((math.cos(direction), math.sin(direction)),
+                                                          (math.cos(direction), math.sin(direction)))
+    face_pts = (face - centre) @ squash.T + (die.cx, die.cy)
+    seen = cv2.findNonZero((alpha > 0.5).astype(np.uint8))
+    outline_pts = cv2.convexHull(seen).reshape(-1, 2).astype(np.float32) + (x0, y0)
+    return x0, y0, colour, alpha, face_pts.astype(np.float32), outline_pts
+
+
+def _lamp(rng: np.random.Generator, cfg: RenderSettings) -> Lamp:
+    """The lamp over a scene's solid dice: from any side, at a height drawn from ``cfg.lamp_elevation_deg``."""
+    azimuth = rng.uniform(0, 2 * math.pi)
+    elevation = math.radians(_rng_range(rng, cfg.lamp_elevation_deg))
+    return Lamp((math.cos(elevation) * math.cos(azimuth), math.cos(elevation) * math.sin(azimuth), math.sin(elevation)),
+                ambient=_rng_range(rng, cfg.ambient), specular=_rng_range(rng, cfg.gloss),
+                shininess=float(rng.uniform(8, 60)))
 
 
 def _draw_pip(canvas: np.ndarray, centre: tuple[float, float], radius: float, angle: float,
@@ -645,7 +699,8 @@ def render_scene(dice: Sequence, *, seed: int, size: tuple[int, int] = (640, 480
         base = max(low, base * 0.9)
         placed = _place(rng, items, area, cfg, base, slant)
 
-    patches = [_draw_die(rng, die, cfg) for die in placed]
+    lamp = _lamp(rng, cfg) if cfg.solid_dice > 0 else None
+    patches = [_draw_die(rng, die, cfg, lamp) for die in placed]
 
     # Soft shadows: each die's silhouette, shifted away from the light and blurred.
     light = rng.uniform(0, 2 * math.pi)

@@ -146,10 +146,13 @@ class RenderSettings:
     jpeg_quality: tuple[int, int] = (70, 95)            # JPEG quality when it does
     max_placement_tries: int = 400     # random positions tried per die before shrinking the dice
     solid_dice: float = 0.0            # chance that a die is drawn as a lit solid (vision.solid_die) instead of flat
+    solid_corner_radius: tuple[float, float] = (0.08, 0.16)  # rounding of a solid die's edges, share of the side
     pip_depth: tuple[float, float] = (0.25, 0.6)        # a solid die's pip hollows, deep by this share of their radius
     lamp_elevation_deg: tuple[float, float] = (30.0, 85.0)   # the lamp's height above the table, for solid dice
     ambient: tuple[float, float] = (0.25, 0.6)          # share of a solid die's colour seen away from the lamp
     gloss: tuple[float, float] = (0.05, 0.5)            # brightness of a solid die's highlight
+    shininess: tuple[float, float] = (8.0, 60.0)        # how tight that highlight is (Blinn-Phong exponent)
+    engraved_pips: float = 0.1         # chance that a solid die's pips are hollows left unpainted
 
 
 DEFAULTS = RenderSettings()
@@ -450,12 +453,11 @@ def _draw_solid_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings,
                   for value in (top, 7 - top, along_a, 7 - along_a, along_b, 7 - along_b))
     body = np.array(DIE_COLOURS[die.colour], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
     body = np.clip(body * (1 + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)), 0, 255)
-    engraved = rng.random() < 0.1   # pips cut into the plastic and left unpainted
-    pip = body * 0.8 if engraved else np.array(PIP_COLOURS[die.pip_colour], np.float32)
-    build = SolidDie(faces, tuple(float(c) for c in body), tuple(float(c) for c in pip),
-                     corner_radius=_rng_range(rng, cfg.corner_radius) * 0.8, pip_offset=_rng_range(rng, cfg.pip_offset),
-                     pip_radius=_rng_range(rng, cfg.pip_radius) * (0.92 if top == 6 else rng.uniform(0.8, 1.35) if top == 1 else 1.0),
-                     pip_depth=_rng_range(rng, cfg.pip_depth))
+    pip = body * 0.8 if rng.random() < cfg.engraved_pips else np.array(PIP_COLOURS[die.pip_colour], np.float32)
+    corner_radius, pip_offset = _rng_range(rng, cfg.solid_corner_radius), _rng_range(rng, cfg.pip_offset)
+    pip_radius = _rng_range(rng, cfg.pip_radius) * (0.92 if top == 6 else rng.uniform(0.8, 1.35) if top == 1 else 1.0)
+    build = SolidDie(faces, tuple(float(c) for c in body), tuple(float(c) for c in pip), corner_radius=corner_radius,
+                     pip_offset=pip_offset, pip_radius=pip_radius, pip_depth=_rng_range(rng, cfg.pip_depth))
     direction = math.atan2(ly, lx) if (lx, ly) != (0.0, 0.0) else 0.0
     centre = (die.cx - x0, die.cy - y0)
     colour, alpha = render_solid_die(build, lamp, shape=(y1 - y0, x1 - x0), centre=centre, side=die.side,
@@ -463,7 +465,7 @@ def _draw_solid_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings,
     if rng.random() < cfg.marble:
         swirl = np.clip(_smooth_noise(rng, x1 - x0, y1 - y0, max(3, int(die.side / 5))), -1, 1)[..., None]
         colour *= 1.0 + 0.18 * swirl
-    face_side = die.side * 0.88
+    face_side = die.side * 0.88   # where a glare spot may lie: the top face inside its rounded edges
     face = _rounded_square(face_side, face_side * 0.12, die.angle, centre, 1).astype(np.float32)
     squash = np.eye(2) + (math.cos(tilt) - 1.0) * np.outer((math.cos(direction), math.sin(direction)),
                                                           (math.cos(direction), math.sin(direction)))
@@ -479,7 +481,7 @@ def _lamp(rng: np.random.Generator, cfg: RenderSettings) -> Lamp:
     elevation = math.radians(_rng_range(rng, cfg.lamp_elevation_deg))
     return Lamp((math.cos(elevation) * math.cos(azimuth), math.cos(elevation) * math.sin(azimuth), math.sin(elevation)),
                 ambient=_rng_range(rng, cfg.ambient), specular=_rng_range(rng, cfg.gloss),
-                shininess=float(rng.uniform(8, 60)))
+                shininess=_rng_range(rng, cfg.shininess))
 
 
 def _draw_pip(canvas: np.ndarray, centre: tuple[float, float], radius: float, angle: float,

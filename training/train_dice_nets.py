@@ -149,9 +149,9 @@ def load_photos(leave_out: tuple[str, ...] = (), whole: bool = False) -> list[Ph
         if name in leave_out:
             continue
         entries = public_sets.load_manifest(name)
-        train = entries if whole else public_sets.split(entries)[0]
+        chosen = entries if whole else public_sets.split(entries)[0]
         root = public_sets.datasets_dir() / name
-        for entry in train:
+        for entry in chosen:
             image = cv2.imread(str(root / entry["image"]), cv2.IMREAD_COLOR)
             if image is None:
                 continue
@@ -268,7 +268,8 @@ def synthetic_tray(i: int) -> Photo:
 
 
 def tray_settings(rng: np.random.Generator) -> dict:
-    """A training tray's own shares of touching dice, glare, coloured pips, marble and a slanted camera."""
+    """A training tray's own shares of touching dice, glare, coloured pips, marble and a slanted camera (and the run's
+    share of solid dice)."""
     return {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
             "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
             "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT, "solid_dice": SOLID_DICE}

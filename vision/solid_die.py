@@ -22,6 +22,7 @@ TRACE_STEPS = 40        # sphere-tracing steps per ray (a ray hitting the die co
 HIT_DISTANCE = 2e-3     # distance (share of the side) at which a ray counts as on the die
 FACE_AXES = (2, 0, 1)   # the axis (a, b, z = 0, 1, 2) each pair of faces in SolidDie.faces is across
 RENDER_SIDE = 112.0     # most pixels a die's side is traced at; a bigger die is traced smaller and scaled up
+HOLLOW_SHADE = 0.45     # share of the lamp's ambient light and highlight the bottom of a pip's hollow loses
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def render_solid_die(die: SolidDie, lamp: Lamp, *, shape: tuple[int, int], centr
 def _hollow_pips(die: SolidDie, point: np.ndarray, direction: np.ndarray, hit: np.ndarray, normal: np.ndarray,
                  albedo: np.ndarray, occlusion: np.ndarray) -> None:
     """Where a ray meets a face inside a pip, follow it into the pip's spherical hollow: the point's normal
-    becomes the hollow's, its colour the paint's, and the hollow's depth hides part of the ambient light."""
+    becomes the hollow's, its colour the paint's, and the hollow's depth hides part of the ambient light
+    (:data:`HOLLOW_SHADE` at its bottom)."""
     radius = die.pip_radius
     depth = max(die.pip_depth * radius, 1e-3)
     sphere = (radius ** 2 + depth ** 2) / (2 * depth)   # a sphere cutting the face in the pip's circle
@@ -162,4 +164,4 @@ def _hollow_pips(die: SolidDie, point: np.ndarray, direction: np.ndarray, hit: n
         normal[rows, cols] = (sphere_centre - floor) / sphere
         albedo[rows, cols] = die.pip
         sunk = np.clip(-(floor - sphere_centre) @ face_normal - (sphere - depth), 0.0, None) / depth
-        occlusion[rows, cols] = 1.0 - 0.45 * np.clip(sunk, 0.0, 1.0)
+        occlusion[rows, cols] = 1.0 - HOLLOW_SHADE * np.clip(sunk, 0.0, 1.0)

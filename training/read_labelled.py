@@ -56,6 +56,9 @@ def main() -> None:
     ap.add_argument("readers", type=Path, nargs="+", help="reader ONNX files")
     ap.add_argument("--sets", nargs="+", default=list(public_sets.SETS), choices=public_sets.SETS)
     a = ap.parse_args()
+    no_photos = public_sets.missing([public_sets.manifest_path(name) for name in a.sets])
+    if no_photos:
+        sys.exit(f"read_labelled: {no_photos}")
     crops = labelled_crops(tuple(s for s in public_sets.SETS if s not in a.sets))
     for model in a.readers:
         print(json.dumps({"reader": str(model), **read_right(model, crops)}), flush=True)

@@ -366,8 +366,7 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings, lamp:
         return _draw_upright_die(rng, die, cfg)
     x0, y0, colour, alpha, face_pts, outline_pts = _draw_upright_die(
         rng, replace(die, lift=(die.lift[0] / shrink, die.lift[1] / shrink)), cfg)
-    direction = np.array(die.lift) / (depth * die.side)
-    squash = np.eye(2) + (shrink - 1.0) * np.outer(direction, direction)
+    squash = _squash(shrink, np.array(die.lift) / (depth * die.side))
     matrix = squashed(np.eye(2, 3), squash, (die.cx - x0, die.cy - y0))
     size = (alpha.shape[1], alpha.shape[0])
     colour = cv2.warpAffine(colour, matrix, size, flags=cv2.INTER_LINEAR)
@@ -377,21 +376,44 @@ def _draw_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings, lamp:
     return x0, y0, colour, alpha, face_pts, outline_pts
 
 
+def _squash(shrink: float, direction: np.ndarray) -> np.ndarray:
+    """The 2x2 map that shrinks pictures to ``shrink`` along the unit vector ``direction`` (a tilted camera's view)."""
+    return np.eye(2) + (shrink - 1.0) * np.outer(direction, direction)
+
+
+def _patch_bounds(die: _Placed, pad: int = 3) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1) of a frame patch holding ``die``'s top face turned any way and its side faces."""
+    lx, ly = die.lift
+    extent = die.side * math.sqrt(2) / 2 + pad
+    return (math.floor(die.cx - extent + min(lx, 0)), math.floor(die.cy - extent + min(ly, 0)),
+            math.ceil(die.cx + extent + max(lx, 0)), math.ceil(die.cy + extent + max(ly, 0)))
+
+
+def _body_colour(rng: np.random.Generator, name: str, cfg: RenderSettings) -> np.ndarray:
+    """A die's plastic: the colour ``name`` with its own brightness and tint (``cfg``'s jitters), BGR float32."""
+    body = np.array(DIE_COLOURS[name], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
+    body *= 1 + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3).astype(np.float32)
+    return np.clip(body, 0, 255)
+
+
+def _maybe_marbled(rng: np.random.Generator, colour: np.ndarray, side: float, cfg: RenderSettings) -> np.ndarray:
+    """``colour`` (a die's patch) swirled as marbled plastic, by the chance ``cfg.marble``."""
+    if rng.random() < cfg.marble:
+        rows, cols = colour.shape[:2]
+        swirl = np.clip(_smooth_noise(rng, cols, rows, max(3, int(side / 5))), -1, 1)[..., None]
+        colour *= 1.0 + 0.18 * swirl
+    return colour
+
+
 def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     """:func:`_draw_die` with the top face square, side faces (if any) just added beside it."""
     side = die.side
-    pad = 3
-    lx, ly = die.lift
-    extent = side * math.sqrt(2) / 2 + pad
-    x0, y0 = math.floor(die.cx - extent + min(lx, 0)), math.floor(die.cy - extent + min(ly, 0))
-    x1, y1 = math.ceil(die.cx + extent + max(lx, 0)), math.ceil(die.cy + extent + max(ly, 0))
+    x0, y0, x1, y1 = _patch_bounds(die)
     pw, ph = x1 - x0, y1 - y0
     k = 4 if side < 60 else 2 if side < 140 else 1
     centre = (die.cx - x0, die.cy - y0)
 
-    body = np.array(DIE_COLOURS[die.colour], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
-    body *= 1 + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3).astype(np.float32)
-    body = np.clip(body, 0, 255)
+    body = _body_colour(rng, die.colour, cfg)
     bevel_frac = _rng_range(rng, cfg.bevel)
     radius_frac = _rng_range(rng, cfg.corner_radius)
     canvas = np.zeros((ph * k, pw * k, 3), np.uint8)
@@ -427,10 +449,7 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
     if k > 1:
         canvas = cv2.resize(canvas, (pw, ph), interpolation=cv2.INTER_AREA)
         alpha = cv2.resize(alpha, (pw, ph), interpolation=cv2.INTER_AREA)
-    colour = canvas.astype(np.float32)
-    if rng.random() < cfg.marble:
-        swirl = np.clip(_smooth_noise(rng, pw, ph, max(3, int(side / 5))), -1, 1)[..., None]
-        colour *= 1.0 + 0.18 * swirl
+    colour = _maybe_marbled(rng, canvas.astype(np.float32), side, cfg)
     # A soft light falloff across the die adds a little depth.
     ys, xs = np.mgrid[0:ph, 0:pw].astype(np.float32)
     tilt = rng.uniform(-1, 1, 2) * 0.08 / max(side, 1)
@@ -444,15 +463,12 @@ def _draw_solid_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings,
     """:func:`_draw_die` as a lit solid (:func:`vision.solid_die.render_solid_die`) seen by a camera ``tilt``
     radians from straight down, its side faces showing along ``die.lift``."""
     lx, ly = die.lift
-    extent = die.side * math.sqrt(2) / 2 + 3
-    x0, y0 = math.floor(die.cx - extent + min(lx, 0)), math.floor(die.cy - extent + min(ly, 0))
-    x1, y1 = math.ceil(die.cx + extent + max(lx, 0)), math.ceil(die.cy + extent + max(ly, 0))
+    x0, y0, x1, y1 = _patch_bounds(die)
     top = die.value
     along_a, along_b = _side_values(rng, top, 2)
     faces = tuple(tuple(pip_layout(value, turned=bool(rng.integers(0, 2))))
                   for value in (top, 7 - top, along_a, 7 - along_a, along_b, 7 - along_b))
-    body = np.array(DIE_COLOURS[die.colour], np.float32) * (1 + rng.uniform(-1, 1) * cfg.brightness_jitter)
-    body = np.clip(body * (1 + rng.uniform(-cfg.colour_jitter, cfg.colour_jitter, 3)), 0, 255)
+    body = _body_colour(rng, die.colour, cfg)
     pip = body * 0.8 if rng.random() < cfg.engraved_pips else np.array(PIP_COLOURS[die.pip_colour], np.float32)
     corner_radius, pip_offset = _rng_range(rng, cfg.solid_corner_radius), _rng_range(rng, cfg.pip_offset)
     pip_radius = _rng_range(rng, cfg.pip_radius) * (0.92 if top == 6 else rng.uniform(0.8, 1.35) if top == 1 else 1.0)
@@ -462,13 +478,10 @@ def _draw_solid_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings,
     centre = (die.cx - x0, die.cy - y0)
     colour, alpha = render_solid_die(build, lamp, shape=(y1 - y0, x1 - x0), centre=centre, side=die.side,
                                      angle=die.angle, tilt=tilt, tilt_direction=direction)
-    if rng.random() < cfg.marble:
-        swirl = np.clip(_smooth_noise(rng, x1 - x0, y1 - y0, max(3, int(die.side / 5))), -1, 1)[..., None]
-        colour *= 1.0 + 0.18 * swirl
+    colour = _maybe_marbled(rng, colour, die.side, cfg)
     face_side = die.side * 0.88   # where a glare spot may lie: the top face inside its rounded edges
     face = _rounded_square(face_side, face_side * 0.12, die.angle, centre, 1).astype(np.float32)
-    squash = np.eye(2) + (math.cos(tilt) - 1.0) * np.outer((math.cos(direction), math.sin(direction)),
-                                                          (math.cos(direction), math.sin(direction)))
+    squash = _squash(math.cos(tilt), np.array([math.cos(direction), math.sin(direction)]))
     face_pts = (face - centre) @ squash.T + (die.cx, die.cy)
     seen = cv2.findNonZero((alpha > 0.5).astype(np.uint8))
     outline_pts = cv2.convexHull(seen).reshape(-1, 2).astype(np.float32) + (x0, y0)

@@ -103,6 +103,8 @@ OBJECT_COUNT = (3, 9)  # things on each
 OBJECT_SIDE = (20.0, 200.0)  # px, each thing's long side in a 640x480 picture
 PRINT_REAL_DIE_WEIGHT = 4.0  # a real photo's die counts this many times: losing one costs more than a print let through
 TRAY_SIZES = ((640, 480), (640, 480), (640, 640), (1280, 720))  # synthetic trays' frame sizes, taken in turn
+FIND_SOURCES = ("real", "synth", "negatives")  # whose finds on no die may be taught as "not a die" (--find-negatives-from)
+FIND_NEGATIVES_FROM = set(FIND_SOURCES)  # real: the public sets' photos; synth: trays; negatives: pictures without dice
 SOLID_DICE = 0.0  # share of a synthetic tray's dice drawn as lit solids (--solid-dice; vision/solid_die.py)
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
@@ -576,7 +578,8 @@ def reader_sample(rng: np.random.Generator, photo: Photo):
         crop, label = drawn_face_sample(rng, photo)
         return colour_jitter(rng, crop), label
     negative_share = NEGATIVE_FIND_SHARE if photo.source == "negatives" else HARD_NEGATIVE_SHARE
-    if photo.hard_negatives and rng.random() < negative_share:
+    kind = photo.source if photo.source in ("synth", "negatives") else "real"
+    if photo.hard_negatives and kind in FIND_NEGATIVES_FROM and rng.random() < negative_share:
         x, y, side = photo.hard_negatives[rng.integers(len(photo.hard_negatives))]
         side *= math.exp(rng.uniform(-0.15, 0.15))
         crop = dice_net.crop_die(photo.image, (x + rng.normal(0, 0.05 * side), y + rng.normal(0, 0.05 * side)), side,
@@ -975,6 +978,10 @@ def main() -> None:
     ap.add_argument("--hard-negatives", action="store_true",
                     help="teach the reader the finder model's finds on the training photos and trays: false ones "
                          "as not-a-die, those on a die as its value (the finder this run trained, if it trained one)")
+    ap.add_argument("--find-negatives-from", nargs="*", choices=FIND_SOURCES, default=list(FIND_SOURCES), metavar="KIND",
+                    help="with --hard-negatives (or side by side), whose false finds the reader learns as not-a-die: "
+                         "real (the public sets' photos), synth (the trays), negatives (pictures without dice); none "
+                         "given: none (its finds on dice, and the print check, still use them all). Default: all three")
     ap.add_argument("--finder-model", type=Path, default=dice_net.FINDER_FILE,
                     help="the finder whose finds --hard-negatives and the print check learn when this run trains "
                          "none, and the one --from-models starts a finder from (default: the committed one)")
@@ -1024,7 +1031,8 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
     workers = 2 if a.side_by_side else a.threads
-    global SOLID_DICE
+    global SOLID_DICE, FIND_NEGATIVES_FROM
+    FIND_NEGATIVES_FROM = set(a.find_negatives_from)
     SOLID_DICE = a.solid_dice  # read by tray_settings, here and in the rendering processes
     photos = load_photos(tuple(a.leave_out)) + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers) + negative_photos(a.negatives)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")

@@ -24,13 +24,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--finder", type=Path, required=True, help="a finder trained without --set's photos")
     ap.add_argument("--reader", type=Path, required=True, help="a reader trained without --set's photos")
-    ap.add_argument("--print-check", type=Path, help="a print check fitted without --set's photos (default: the committed one)")
+    ap.add_argument("--print-check", type=Path, default=dice_net.PRINT_CHECK_FILE,
+                    help="a print check fitted without --set's photos (default: the committed one)")
     ap.add_argument("--set", choices=public_sets.SETS, required=True)
     ap.add_argument("--groups", type=int, default=3, help="groups of five held-out photos")
     ap.add_argument("--without-faces", action="store_true", help="learn everything but the faces")
     a = ap.parse_args()
-    dice_net.FINDER_FILE, dice_net.READER_FILE = a.finder, a.reader
-    dice_net.PRINT_CHECK_FILE = a.print_check or dice_net.PRINT_CHECK_FILE
+    dice_net.FINDER_FILE, dice_net.READER_FILE, dice_net.PRINT_CHECK_FILE = a.finder, a.reader, a.print_check
     if a.without_faces:
         learn_dice._learn_faces = lambda *args: None
     figures = bench_learn.learn_my_dice_gain(sets=[a.set], conditions=("untouched",), groups=a.groups)

@@ -27,6 +27,7 @@ __all__ = ["CameraMonitor", "CameraStatus", "MonitoredCamera", "open_monitored"]
 log = logging.getLogger(__name__)
 
 SIM_PATIENCE_SECONDS = 10.0   # how long the simulated camera may pause before it is reopened
+STOP_WAIT_SECONDS = 5.0       # how long stopping waits for its threads to finish their current reads
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class CameraMonitor:
         self._stop = threading.Event()
         self._generation = 0
         self._worker: threading.Thread | None = None
+        self._workers: list[threading.Thread] = []   # readers that may still be finishing, the newest last
         self._worker_fault: str | None = None
         self._source: CameraSource | None = None
         self._started_at = 0.0
@@ -86,14 +88,16 @@ class CameraMonitor:
         return self
 
     def stop(self) -> None:
-        self._stop.set()
+        """Stop reading and wait (up to ``STOP_WAIT_SECONDS`` in all) for the watchdog and every reader
+        thread it started; no new reader starts once this is called."""
         with self._lock:
+            self._stop.set()
             self._generation += 1
             self._new_frame.notify_all()
-        if self._watchdog.is_alive():
-            self._watchdog.join(timeout=2)
-        if self._worker is not None:
-            self._worker.join(timeout=2)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        for thread in [self._watchdog, *self._workers]:
+            if thread.is_alive():
+                thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def __enter__(self) -> Self:
         return self.start()
@@ -137,17 +141,31 @@ class CameraMonitor:
                 self._new_frame.wait(left)
             return self._count, self._frame, self._stamp
 
+    def wait_for_source(self, timeout: float) -> CameraSource | None:
+        """Wait up to ``timeout`` s for the worker to have a source open; returns it (None if not yet)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._source is None and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._new_frame.wait(left)
+            return self._source
+
     # -- worker: open and read ------------------------------------------------------------
     def _launch(self) -> None:
         with self._lock:
+            if self._stop.is_set():      # the watchdog decided to reconnect as the monitor was stopped
+                return
             self._generation += 1
             generation = self._generation
             self._worker_fault = None
             self._last_frame_at = None
             self._started_at = time.monotonic()
-        self._worker = threading.Thread(target=self._read_loop, args=(generation,),
-                                        name=f"camera-reader-{generation}", daemon=True)
-        self._worker.start()
+            self._worker = threading.Thread(target=self._read_loop, args=(generation,),
+                                            name=f"camera-reader-{generation}", daemon=True)
+            self._workers = [worker for worker in self._workers if worker.is_alive()] + [self._worker]
+            self._worker.start()
 
     def _read_loop(self, generation: int) -> None:
         source = None
@@ -157,6 +175,7 @@ class CameraMonitor:
                 if generation != self._generation:
                     return
                 self._source = source
+                self._new_frame.notify_all()
             while generation == self._generation:
                 frame = source.read()
                 if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
@@ -312,4 +331,7 @@ def open_monitored(spec: str | None = None, *, keep_trying: bool = False, **opti
     def reopen() -> CameraSource:
         return first.pop() if first else open_camera(spec, **options)
 
-    return MonitoredCamera(reopen, **patience_for(spec))
+    camera = MonitoredCamera(reopen, **patience_for(spec))
+    if first:   # opened: its reader has it in a moment, so ``throw`` and ``truth`` are there from the start
+        camera.monitor.wait_for_source(camera.first_frame_seconds)
+    return camera

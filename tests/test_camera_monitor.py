@@ -248,3 +248,41 @@ def test_a_slow_camera_is_not_taken_for_a_hung_one_but_a_hang_is_still_seen():
         assert _wait(lambda: not hanging.status.ok, 3)
         assert time.monotonic() - started < 0.6                  # a fast camera's hang is seen at stall_seconds
         cable.set("ok")
+
+
+def test_stopping_while_it_reconnects_leaves_no_camera_thread_running():
+    """The watchdog may decide to reconnect just as the monitor is stopped; no reader may start then."""
+
+    class Sluggish(CameraSource):
+        """Opens and reads fine, but slower than the monitor's (tiny) patience: it keeps reconnecting."""
+
+        name = "sluggish"
+
+        def read(self):
+            time.sleep(0.003)
+            return np.zeros((4, 4, 3), np.uint8)
+
+    for _ in range(40):
+        monitor = CameraMonitor(Sluggish, stall_seconds=0.001, start_seconds=0.001, retry_seconds=0.0,
+                                check_seconds=0.0005, stall_frames=0.1).start()
+        time.sleep(0.02)
+        monitor.stop()
+        running = [thread.name for thread in threading.enumerate() if thread.name.startswith("camera-")]
+        assert running == []
+
+
+def test_an_opened_sim_camera_is_known_as_the_sim_at_once_though_its_reader_starts_late(monkeypatch):
+    """The app asks ``hasattr(camera, "throw")`` right after opening; a busy machine may not have
+    run the camera's reader thread yet."""
+    read_loop = CameraMonitor._read_loop
+
+    def late_read_loop(self, generation):
+        time.sleep(0.3)
+        read_loop(self, generation)
+
+    monkeypatch.setattr(CameraMonitor, "_read_loop", late_read_loop)
+    cam = open_monitored("sim", seed=3)
+    try:
+        assert hasattr(cam, "throw") and hasattr(cam, "truth")
+    finally:
+        cam.close()

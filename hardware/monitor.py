@@ -331,7 +331,8 @@ def open_monitored(spec: str | None = None, *, keep_trying: bool = False, **opti
     def reopen() -> CameraSource:
         return first.pop() if first else open_camera(spec, **options)
 
+    opened = bool(first)
     camera = MonitoredCamera(reopen, **patience_for(spec))
-    if first:   # opened: its reader has it in a moment, so ``throw`` and ``truth`` are there from the start
+    if opened:   # its reader takes it over in a moment: wait, so that ``throw`` and ``truth`` are there from the start
         camera.monitor.wait_for_source(camera.first_frame_seconds)
     return camera

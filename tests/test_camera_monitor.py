@@ -271,16 +271,31 @@ def test_stopping_while_it_reconnects_leaves_no_camera_thread_running():
         assert running == []
 
 
-def test_an_opened_sim_camera_is_known_as_the_sim_at_once_though_its_reader_starts_late(monkeypatch):
-    """The app asks ``hasattr(camera, "throw")`` right after opening; a busy machine may not have
-    run the camera's reader thread yet."""
-    read_loop = CameraMonitor._read_loop
+def test_an_opened_sim_camera_is_known_as_the_sim_at_once_though_its_reader_is_slow(monkeypatch):
+    """The app asks ``hasattr(camera, "throw")`` right after opening; on a busy machine the camera's reader
+    thread may have taken the opened camera over without yet saying so."""
+    read_loop, start = CameraMonitor._read_loop, CameraMonitor.start
+    taken_over = threading.Event()
 
-    def late_read_loop(self, generation):
-        time.sleep(0.3)
+    def slow_read_loop(self, generation):
+        opener = self.open_source
+
+        def open_slowly():
+            source = opener()
+            taken_over.set()
+            time.sleep(0.3)
+            return source
+
+        self.open_source = open_slowly
         read_loop(self, generation)
 
-    monkeypatch.setattr(CameraMonitor, "_read_loop", late_read_loop)
+    def start_then_let_the_reader_take_over(self):
+        start(self)
+        assert taken_over.wait(5)
+        return self
+
+    monkeypatch.setattr(CameraMonitor, "_read_loop", slow_read_loop)
+    monkeypatch.setattr(CameraMonitor, "start", start_then_let_the_reader_take_over)
     cam = open_monitored("sim", seed=3)
     try:
         assert hasattr(cam, "throw") and hasattr(cam, "truth")

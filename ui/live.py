@@ -19,6 +19,10 @@ import numpy as np
 
 from vision.types import Reading
 
+STOP_WAIT_SECONDS = 5.0
+"""How long stopping the grabber waits for the frame it is reading and preparing (a slow Pi drawing the
+simulated dice): a thread left inside OpenCV when Python exits aborts the program."""
+
 
 class FrameGrabber:
     """Reads frames from a camera source on a background thread and keeps the newest."""
@@ -79,7 +83,7 @@ class FrameGrabber:
     def stop(self) -> None:
         self._stop.set()
         if self._thread.is_alive():
-            self._thread.join(timeout=2)
+            self._thread.join(timeout=STOP_WAIT_SECONDS)
         close = getattr(self.source, "close", None)
         if close:
             close()

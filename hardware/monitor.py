@@ -27,7 +27,7 @@ __all__ = ["CameraMonitor", "CameraStatus", "MonitoredCamera", "open_monitored"]
 log = logging.getLogger(__name__)
 
 SIM_PATIENCE_SECONDS = 10.0   # how long the simulated camera may pause before it is reopened
-STOP_WAIT_SECONDS = 5.0       # how long stopping waits for its threads to finish their current reads
+STOP_WAIT_SECONDS = 5.0       # how long stopping a monitor (or the app's frame grabber) waits for its threads
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,7 @@ class CameraMonitor:
         self._new_frame = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._generation = 0
-        self._worker: threading.Thread | None = None
-        self._workers: list[threading.Thread] = []   # readers that may still be finishing, the newest last
+        self._workers: list[threading.Thread] = []   # readers that may still be finishing, the one in use last
         self._worker_fault: str | None = None
         self._source: CameraSource | None = None
         self._started_at = 0.0
@@ -162,10 +161,10 @@ class CameraMonitor:
             self._worker_fault = None
             self._last_frame_at = None
             self._started_at = time.monotonic()
-            self._worker = threading.Thread(target=self._read_loop, args=(generation,),
-                                            name=f"camera-reader-{generation}", daemon=True)
-            self._workers = [worker for worker in self._workers if worker.is_alive()] + [self._worker]
-            self._worker.start()
+            worker = threading.Thread(target=self._read_loop, args=(generation,),
+                                      name=f"camera-reader-{generation}", daemon=True)
+            self._workers = [older for older in self._workers if older.is_alive()] + [worker]
+            worker.start()
 
     def _read_loop(self, generation: int) -> None:
         source = None
@@ -214,7 +213,7 @@ class CameraMonitor:
             return f"camera sent no picture for {now - started:.1f} s"
         if last is not None and now - last > max(self.stall_seconds, self.stall_frames * usual):
             return f"camera stopped sending pictures {now - last:.1f} s ago"
-        if self._worker is not None and not self._worker.is_alive() and not self._stop.is_set():
+        if self._workers and not self._workers[-1].is_alive() and not self._stop.is_set():
             return "camera reader stopped"
         return None
 

@@ -17,11 +17,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from hardware.monitor import STOP_WAIT_SECONDS
 from vision.types import Reading
-
-STOP_WAIT_SECONDS = 5.0
-"""How long stopping the grabber waits for the frame it is reading and preparing (a slow Pi drawing the
-simulated dice): a thread left inside OpenCV when Python exits aborts the program."""
 
 
 class FrameGrabber:
@@ -83,7 +80,7 @@ class FrameGrabber:
     def stop(self) -> None:
         self._stop.set()
         if self._thread.is_alive():
-            self._thread.join(timeout=STOP_WAIT_SECONDS)
+            self._thread.join(timeout=STOP_WAIT_SECONDS)   # left inside OpenCV at exit, it would abort Python
         close = getattr(self.source, "close", None)
         if close:
             close()

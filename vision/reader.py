@@ -27,6 +27,7 @@ from vision import dice_net
 from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
+from vision.pip_count import DEFAULT_PIP_COUNT, PipCountParams, count_pips
 from vision.region import DEFAULT_REGION, RegionParams, detailed_region
 from vision.top_face import (
     DEFAULT_SIDE_FACE_VOTE,
@@ -121,6 +122,10 @@ class ReaderParams:
     # is read again at each end of it (vision/top_face.py), and takes the reading surer of its face (None: never)
     side_faces: SideFaceParams | None = None  # where this camera shows a die's side faces ("learn my dice"): a find
     # lying there, of the die's colour, is dropped (vision/top_face.py; None: the camera's mount is not known)
+    pip_count: PipCountParams | None = DEFAULT_PIP_COUNT  # a die read below unsure_value has its pips counted
+    # without the network (vision/pip_count.py) and takes the count as its value (staying value-unsure), a lone pip
+    # only where the network gives a 1 at least lone_pip_floor (pip_count None: never; docs/benchmarks.md)
+    lone_pip_floor: float = 0.05
     face_head: FaceHead | None = None  # the reader network's last layer refitted to the player's own dice ("learn my
     # dice"), used in place of the shipped one while it was fitted on the reader model in use (None: the shipped one)
 
@@ -560,6 +565,18 @@ def _without_round_symbols(image: np.ndarray, dice: tuple[DieReading, ...], para
     return tuple(die for die in dice if not (die.symbol and round_outline(die)))
 
 
+def _counted_value(image: np.ndarray, centre: tuple[float, float], side: float, p: np.ndarray,
+                   params: ReaderParams) -> int | None:
+    """The value of a die the network doubts, by its pips counted without the network (``params.pip_count``): a
+    count of 2-6, or a lone pip the network gives a 1 at least ``params.lone_pip_floor``; None: no count."""
+    if params.pip_count is None:
+        return None
+    counted = count_pips(image, centre, side, params.pip_count)
+    if counted is None or (counted == 1 and p[0] < params.lone_pip_floor):
+        return None
+    return counted
+
+
 def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
     """``dice`` without those read with neither a value nor a symbol and a confidence below
     ``params.unreadable_confidence``."""
@@ -670,6 +687,8 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
             symbol = p[dice_net.SYMBOL] > p[best]
             sure = float(p[dice_net.SYMBOL] if symbol else p[best])
             value = (params.symbol_value if symbol else best + 1) if sure >= params.value_threshold else None
+            if not symbol and sure < params.unsure_value:
+                value = _counted_value(image, (cx, cy), side, p, params) or value
             colour, _, margin = palette.classify_with_margin(lab)
             dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4),
                                    value_unsure=sure < params.unsure_value,

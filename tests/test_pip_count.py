@@ -1,0 +1,125 @@
+"""Pips counted without the network (vision/pip_count.py), and the reader taking a count for a doubted value."""
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import dice_net, pip_count, pip_faces, synth
+from vision.reader import DEFAULT_PARAMS, ReaderParams, _counted_value, read_frame
+
+DATA = Path(__file__).parent / "data"
+
+
+def _tally(counts_and_truths):
+    counted = [(c, t) for c, t in counts_and_truths if c is not None]
+    return len(counted), sum(c == t for c, t in counted)
+
+
+def test_rendered_dice_are_counted_right():
+    results = []
+    for seed in range(40):
+        image, truth = synth.random_scene(seed)
+        results += [(pip_count.count_pips(image, die.center, die.side), die.value) for die in truth]
+    counted, right = _tally(results)
+    assert counted >= 0.9 * len(results)
+    assert right >= 0.99 * counted
+
+
+def test_real_dice_photographed_from_above_are_counted_right_or_not_at_all():
+    entries = json.loads((DATA / "byler_d6" / "manifest.json").read_text())
+    results = []
+    for entry in entries:
+        image = cv2.imread(str(DATA / "byler_d6" / entry["image"]))
+        for die in entry["dice"]:
+            x, y, w, h = die["bbox"]
+            results.append((pip_count.count_pips(image, (x + w / 2, y + h / 2), max(w, h)), die["value"]))
+    counted, right = _tally(results)
+    assert counted >= 0.7 * len(results)
+    assert right >= 0.93 * counted
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_every_real_layout_drawn_on_any_body_gives_its_value(value):
+    rng = np.random.default_rng(value)
+    side = pip_count.DEFAULT_PIP_COUNT.crop_px / dice_net.CROP_MARGIN
+    for layout in pip_faces.REAL_LAYOUTS[value]:
+        for _ in range(5):
+            face = pip_faces.draw_face(rng, layout, size=pip_count.DEFAULT_PIP_COUNT.crop_px)
+            middle = (face.shape[0] - 1) / 2
+            assert pip_count.count_pips(face, (middle, middle), side) == value
+
+
+def test_spots_that_are_no_real_face_give_no_count():
+    rng = np.random.default_rng(7)
+    size = pip_count.DEFAULT_PIP_COUNT.crop_px
+    side = size / dice_net.CROP_MARGIN
+    middle = (size - 1) / 2
+    odd = [frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (0, 2), (1, 1)}), frozenset({(0, 1), (1, 0), (2, 2)}),
+           frozenset({(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2), (1, 1)}), frozenset({(0, 2)})]
+    for cells in odd:
+        assert not pip_faces.is_real_layout(cells)
+        face = pip_faces.draw_face(rng, cells, size=size)
+        assert pip_count.count_pips(face, (middle, middle), side) is None, sorted(cells)
+    blank = pip_faces.draw_face(rng, frozenset(), size=size)
+    assert pip_count.count_pips(blank, (middle, middle), side) is None
+
+
+def test_a_pip_spoilt_by_a_glint_does_not_turn_a_five_into_a_four():
+    """The middle pip of a five drawn with a glint across it, no longer round: the face is read as a five or not
+    counted, never as the four its round pips make."""
+    rng = np.random.default_rng(3)
+    size = pip_count.DEFAULT_PIP_COUNT.crop_px
+    side, middle = size / dice_net.CROP_MARGIN, (size - 1) / 2
+    counts = []
+    for _ in range(10):
+        face = pip_faces.draw_face(rng, pip_faces.REAL_LAYOUTS[5][0], size=size)
+        centre = (int(middle), int(middle))
+        body = face[centre[1], centre[0] + int(0.15 * side)].astype(int)
+        glint = tuple(int(v) for v in np.where(np.abs(face[centre[1], centre[0]].astype(int) - 255) > 60, 255, 0))
+        assert np.abs(face[centre[1], centre[0]].astype(int) - body).sum() > 60   # a pip lies there
+        cv2.ellipse(face, centre, (int(0.16 * side), int(0.035 * side)), 35, 0, 360, glint, -1)
+        counts.append(pip_count.count_pips(face, (middle, middle), side))
+    assert 4 not in counts
+    assert counts.count(None) < len(counts)
+
+
+def _one_die(value):
+    image, truth = synth.render_scene([(value, "white")], seed=3)
+    return image, truth[0]
+
+
+def _doubted(probabilities):
+    p = np.zeros(8)
+    for value, probability in probabilities.items():
+        p[value - 1] = probability
+    return p
+
+
+def test_a_doubted_die_takes_its_counted_pips_as_its_value():
+    image, die = _one_die(5)
+    assert _counted_value(image, die.center, die.side, _doubted({4: 0.6, 5: 0.02}), DEFAULT_PARAMS) == 5
+    assert _counted_value(image, die.center, die.side, _doubted({4: 0.3, 3: 0.3}), DEFAULT_PARAMS) == 5
+
+
+def test_a_lone_pip_counts_only_where_the_network_finds_a_1_possible():
+    image, die = _one_die(1)
+    assert _counted_value(image, die.center, die.side, _doubted({1: 0.3, 6: 0.5}), DEFAULT_PARAMS) == 1
+    assert _counted_value(image, die.center, die.side, _doubted({1: 0.01, 6: 0.5}), DEFAULT_PARAMS) is None
+
+
+def test_no_count_without_pips_or_when_counting_is_off():
+    image, die = _one_die(5)
+    assert _counted_value(image, die.center, die.side, _doubted({4: 0.6}), ReaderParams(pip_count=None)) is None
+    blank = np.full_like(image, 128)
+    assert _counted_value(blank, die.center, die.side, _doubted({4: 0.6}), DEFAULT_PARAMS) is None
+
+
+def test_a_reader_that_doubts_every_die_reports_the_counts_and_flags_them():
+    from companion.bench_vision import match_truth
+
+    image, truth = synth.render_scene([1, 2, 3, 4, 5, 6], seed=11)
+    reading = read_frame(image, unsure_value=1.01, lone_pip_floor=0.0)
+    assert match_truth(truth, reading.dice) == len(truth)
+    assert all(die.value_unsure for die in reading.dice)

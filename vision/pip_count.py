@@ -64,12 +64,6 @@ class Spot:
     area: float
 
 
-def die_crop(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
-             params: PipCountParams = DEFAULT_PIP_COUNT) -> np.ndarray:
-    """The die's square crop, ``params.crop_px`` across, framed as the face network's crops are."""
-    return dice_net.crop_die(image_bgr, centre, side, size=params.crop_px)
-
-
 def spot_contrast(crop_bgr: np.ndarray, side_px: float, params: PipCountParams = DEFAULT_PIP_COUNT) -> np.ndarray:
     """How far each pixel's colour lies from the die's body, x2, as uint8: the smaller of its CIELAB distance
     from the median colour around it (a square ``params.body_kernel`` x ``side_px`` wide: a marbled body's
@@ -205,7 +199,7 @@ def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
     there are not one real face's or the die is smaller than ``params.min_side``."""
     if side < params.min_side:
         return None
-    crop = die_crop(image_bgr, centre, side, params)
+    crop = dice_net.crop_die(image_bgr, centre, side, size=params.crop_px)
     side_px = params.crop_px / dice_net.CROP_MARGIN
     contrast = spot_contrast(crop, side_px, params)
     spots = find_spots(contrast, side_px, params)

@@ -1,5 +1,6 @@
 """Pips counted without the network (vision/pip_count.py), and the reader taking a count for a doubted value."""
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision import dice_net, pip_count, pip_faces, synth
-from vision.reader import DEFAULT_PARAMS, ReaderParams, _counted_value, read_frame
+from vision.reader import DEFAULT_PARAMS, ReaderParams, _counted_dice, _counted_value, read_frame
 
 DATA = Path(__file__).parent / "data"
 
@@ -83,6 +84,81 @@ def test_a_pip_spoilt_by_a_glint_does_not_turn_a_five_into_a_four():
         counts.append(pip_count.count_pips(face, (middle, middle), side))
     assert 4 not in counts
     assert counts.count(None) < len(counts)
+
+
+def _two_in_red_on_blue(size: int = 96) -> tuple[np.ndarray, float, float]:
+    """A dark blue die showing a 2 in red pips, filling a crop as count_pips takes it; its side and a pip's radius."""
+    side = size / dice_net.CROP_MARGIN
+    face = np.full((size, size, 3), (150, 160, 170), np.uint8)
+    middle, half, step, radius = size / 2, side / 2, 0.27 * side, 0.08 * side
+    cv2.rectangle(face, (round(middle - half), round(middle - half)), (round(middle + half), round(middle + half)),
+                  (110, 40, 20), -1)
+    for dx, dy in ((-1, -1), (1, 1)):
+        cv2.circle(face, (round(middle + dx * step), round(middle + dy * step)), round(radius), (40, 40, 200), -1)
+    return face, side, radius
+
+
+def _marbled_two(size: int = 96) -> tuple[np.ndarray, float]:
+    """The red-on-blue 2 with a round white fleck of marbling beside its face's middle, where no face has a pip
+    alone; and the die's side in px."""
+    face, side, radius = _two_in_red_on_blue(size)
+    cv2.circle(face, (round(size / 2), round(size / 2 - 0.27 * side)), round(radius), (245, 245, 245), -1)
+    return face, side
+
+
+def test_pips_each_with_a_glint_at_its_edge_give_their_colour_to_a_second_look():
+    """No spot is round enough to count at first; a loosely round one still gives the pips' colour, and in that
+    colour the glints fade and the pips are round."""
+    size = 96
+    face, side, radius = _two_in_red_on_blue(size)
+    for dx, dy in ((-1, -1), (1, 1)):
+        pip = (size / 2 + dx * 0.27 * side, size / 2 + dy * 0.27 * side)
+        cv2.circle(face, (round(pip[0] + 1.2 * radius), round(pip[1])), round(0.6 * radius), (245, 245, 245), -1)
+    middle = (size - 1) / 2
+    assert pip_count.find_spots(pip_count.spot_contrast(face, side), side) == []
+    assert pip_count.count_pips(face, (middle, middle), side) == 2
+    strict_seeds = pip_count.PipCountParams(seed_circularity=0.6, seed_inertia=0.4, seed_convexity=0.8)
+    assert pip_count.count_pips(face, (middle, middle), side, strict_seeds) is None
+
+
+def test_marbling_beside_the_pips_is_looked_past_by_the_pips_colour():
+    face, side = _marbled_two()
+    middle = (face.shape[0] - 1) / 2
+    assert pip_count.count_pips(face, (middle, middle), side) == 2
+    first_look_only = pip_count.PipCountParams(colour_seeds=0)
+    assert pip_count.count_pips(face, (middle, middle), side, first_look_only) is None
+
+
+def test_pip_likeness_keeps_the_pips_colour_and_fades_another():
+    face, side = _marbled_two()
+    size = face.shape[0]
+    contrast = pip_count.spot_contrast(face, side)
+    step = 0.27 * side
+    pip = pip_count.Spot(size / 2 - step, size / 2 - step, math.pi * (0.08 * side) ** 2)
+    likeness = pip_count.pip_likeness(face, contrast, pip)
+    other_pip, fleck, body = (round(size / 2 + step),) * 2, (round(size / 2 - step), round(size / 2)), (48, 60)
+    assert contrast[fleck] > 100 and contrast[other_pip] > 100
+    assert likeness[other_pip] > 200 and likeness[fleck] < 100 and likeness[body] < 50
+
+
+def test_a_find_taken_for_no_die_is_kept_when_its_pips_count_a_real_face():
+    image, die = _one_die(5)
+    find = (*die.center, die.side, 0.8)
+    denied = _doubted({5: 0.1}) + np.eye(8)[6] * 0.7
+    assert _counted_dice(image, [(find, denied)], DEFAULT_PARAMS) == [(find, denied)]
+    surely_no_die = _doubted({5: 0.02}) + np.eye(8)[6] * 0.95
+    weak_find = (*die.center, die.side, 0.25)
+    blank = np.full_like(image, 128)
+    assert _counted_dice(image, [(find, surely_no_die), (weak_find, denied)], DEFAULT_PARAMS) == []
+    assert _counted_dice(blank, [(find, denied)], DEFAULT_PARAMS) == []
+    assert _counted_dice(image, [(find, denied)], ReaderParams(pip_count=None)) == []
+
+
+def test_a_lone_spot_never_makes_a_find_a_die():
+    image, die = _one_die(1)
+    denied = _doubted({1: 0.2}) + np.eye(8)[6] * 0.7
+    assert pip_count.count_pips(image, die.center, die.side) == 1
+    assert _counted_dice(image, [((*die.center, die.side, 0.8), denied)], DEFAULT_PARAMS) == []
 
 
 def _one_die(value):

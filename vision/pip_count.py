@@ -10,12 +10,14 @@ count it gives can be trusted more than the network's doubtful one.
 Steps, each a small function: :func:`spot_contrast` (each pixel's CIELAB distance from the body's colour),
 :func:`find_spots` (round spots of that contrast, found over several thresholds), :func:`face_value` (the
 spots forming a real face's layout) and :func:`plain_where_no_pips` (nothing pip-like where that face has no
-pip: a pip hidden by a glint must not make a 5 a 4).
+pip: a pip hidden by a glint must not make a 5 a 4).  Where the spots are no real face, a second look by colour
+(:func:`pip_likeness`) keeps only what has the colour of one of them: the swirls of a marbled die, a glint at
+a pip's edge, a fleck beside the pips fade, and the pips are counted as before.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import cv2
@@ -48,6 +50,14 @@ class PipCountParams:
     reach: tuple[float, float] = (0.1, 0.55)  # the farthest pip lies this far from the face's centre
     face_centre: float = 0.2  # the face's centre lies this near the die's centre
     lone_pip: float = 0.14  # a face's only spot is its 1 when it lies this near the die's centre
+    colour_seeds: int = 3  # spots that are no real face are looked at again by colour (:func:`pip_likeness`), the
+    # pips' colour taken from each of this many of them in turn, strongest first: a face's pips share one colour,
+    # marbling and glints do not (0: never)
+    seed_circularity: float = 0.4  # where the first look finds no spot, spots this loosely round (circularity,
+    seed_inertia: float = 0.2  # inertia, convexity) give the pips' colour: a pip with a glint at its edge is
+    seed_convexity: float = 0.6  # round again in its own colour
+    pip_weight: float = 2.0  # the second look weighs a pixel's distance from the pips' colour this many times its
+    # distance from the body
     plain: float = 0.5  # where the face's value puts no pip (its middle, other corners, sides' middles), the
     # contrast stays below this share of its pips' (else a pip was missed: a glint on it, a pip worn pale)
 
@@ -79,6 +89,27 @@ def spot_contrast(crop_bgr: np.ndarray, side_px: float, params: PipCountParams =
     whole = np.median(lab[near_middle], axis=0)
     distance = np.minimum(np.linalg.norm(lab - local, axis=2), np.linalg.norm(lab - whole, axis=2))
     return np.clip(distance * 2.0, 0, 255).astype(np.uint8)
+
+
+def pip_likeness(crop_bgr: np.ndarray, contrast: np.ndarray, pip: Spot,
+                 params: PipCountParams = DEFAULT_PIP_COUNT) -> np.ndarray:
+    """How much each pixel looks like the pip at ``pip`` rather than the body, x255, as uint8: d_body^2 /
+    (d_body^2 + (params.pip_weight x d_pip)^2), d_body from ``contrast`` (:func:`spot_contrast`), d_pip the CIELAB
+    distance from the pip's median colour. The pips of one die share a colour, so marbling, swirls and glints
+    that differ from the body as much as its pips, but in another colour, fade."""
+    lab = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    mask = np.zeros(contrast.shape, np.uint8)
+    cv2.circle(mask, (round(pip.x), round(pip.y)), max(1, round(0.5 * math.sqrt(pip.area / math.pi))), 1, -1)
+    pip_colour = np.median(lab[mask > 0], axis=0)
+    body = contrast.astype(np.float32) / 2.0
+    to_pip = params.pip_weight * np.linalg.norm(lab - pip_colour, axis=2)
+    likeness = body ** 2 / np.maximum(body ** 2 + to_pip ** 2, 1e-6)
+    return np.clip(likeness * 255.0, 0, 255).astype(np.uint8)
+
+
+def strongest_first(contrast: np.ndarray, spots: list[Spot]) -> list[Spot]:
+    """``spots``, those whose middle stands out most in ``contrast`` first."""
+    return sorted(spots, key=lambda s: -_mean_around(contrast, (s.x, s.y), 0.5 * math.sqrt(s.area / math.pi)))
 
 
 def find_spots(contrast: np.ndarray, side_px: float, params: PipCountParams = DEFAULT_PIP_COUNT) -> list[Spot]:
@@ -196,13 +227,32 @@ def face_value(spots: list[Spot], side_px: float, die_centre: tuple[float, float
 def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
                params: PipCountParams = DEFAULT_PIP_COUNT) -> int | None:
     """The pips on the die at ``centre`` (side ``side`` px) of an 8-bit BGR image, or None when the spots
-    there are not one real face's or the die is smaller than ``params.min_side``."""
+    there are not one real face's, by contrast or by one spot's colour, or the die is smaller than
+    ``params.min_side``."""
     if side < params.min_side:
         return None
     crop = dice_net.crop_die(image_bgr, centre, side, size=params.crop_px)
     side_px = params.crop_px / dice_net.CROP_MARGIN
     contrast = spot_contrast(crop, side_px, params)
     spots = find_spots(contrast, side_px, params)
-    middle = (params.crop_px - 1) / 2.0
+    value = _face_value_shown(contrast, spots, side_px, params)
+    if value is not None:
+        return value
+    seeds = spots or find_spots(contrast, side_px, replace(params, min_circularity=params.seed_circularity,
+                                                             min_inertia=params.seed_inertia,
+                                                             min_convexity=params.seed_convexity))
+    for seed in strongest_first(contrast, seeds)[:params.colour_seeds]:
+        likeness = pip_likeness(crop, contrast, seed, params)
+        again = find_spots(likeness, side_px, params)
+        value = _face_value_shown(likeness, again, side_px, params)
+        if value is not None and plain_where_no_pips(contrast, again, value, params):
+            return value
+    return None
+
+
+def _face_value_shown(spot_map: np.ndarray, spots: list[Spot], side_px: float, params: PipCountParams) -> int | None:
+    """:func:`face_value` of ``spots`` found in ``spot_map`` (a crop's contrast or pip likeness), when
+    :func:`plain_where_no_pips` agrees on that map."""
+    middle = (spot_map.shape[0] - 1) / 2.0
     value = face_value(spots, side_px, (middle, middle), params)
-    return value if value is not None and plain_where_no_pips(contrast, spots, value, params) else None
+    return value if value is not None and plain_where_no_pips(spot_map, spots, value, params) else None

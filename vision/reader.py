@@ -126,6 +126,9 @@ class ReaderParams:
     # without the network (vision/pip_count.py) and takes the count as its value (staying value-unsure), a lone pip
     # only where the network gives a 1 at least lone_pip_floor (pip_count None: never; docs/benchmarks.md)
     lone_pip_floor: float = 0.05
+    counted_die: float = 0.9  # a find of at least find_threshold that the reader takes for no die, but with at most
+    # this probability, is kept as a die when its pips count 2-6 (pip_count), its value the count, flagged unsure: a
+    # die unlike those the reader learnt (not above not_a_die_threshold: never; docs/benchmarks.md)
     face_head: FaceHead | None = None  # the reader network's last layer refitted to the player's own dice ("learn my
     # dice"), used in place of the shipped one while it was fitted on the reader model in use (None: the shipped one)
 
@@ -577,6 +580,16 @@ def _counted_value(image: np.ndarray, centre: tuple[float, float], side: float, 
     return counted
 
 
+def _counted_dice(image: np.ndarray, read: list, params: ReaderParams) -> list:
+    """The (find, probabilities) pairs of ``read`` that the reader takes for no die, but not surely (see
+    ``ReaderParams.counted_die``), of a sure find whose pips count as a real face of 2-6."""
+    if params.pip_count is None:
+        return []
+    return [(find, p) for find, p in read
+            if find[3] >= params.find_threshold and params.not_a_die_threshold < p[dice_net.NOT_A_DIE] <= params.counted_die
+            and (count_pips(image, find[:2], find[2], params.pip_count) or 0) >= 2]
+
+
 def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
     """``dice`` without those read with neither a value nor a symbol and a confidence below
     ``params.unreadable_confidence``."""
@@ -677,7 +690,8 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
                     if _sure_die(f, p, params) and not _a_group_of_dice(f, p, read[len(big):], params)]
         # prints go before duplicates: a big find on a group of far-away dice that the check drops hides none of them
         kept = []
-        for find, p in _without_prints(image, big_dice + _dice_surest_first(read[len(big):], params), params):
+        surest_first = _dice_surest_first(read[len(big):], params) + _counted_dice(image, read[len(big):], params)
+        for find, p in _without_prints(image, big_dice + surest_first, params):
             if not _on_a_kept_die(find, kept, params):
                 kept.append((find, p))
         kept = _top_face_look(image, _outsized_read_again(image, kept, params), params)

@@ -53,9 +53,10 @@ class PipCountParams:
     colour_seeds: int = 3  # spots that are no real face are looked at again by colour (:func:`pip_likeness`), the
     # pips' colour taken from each of this many of them in turn, strongest first: a face's pips share one colour,
     # marbling and glints do not (0: never)
-    seed_circularity: float = 0.4  # where the first look finds no spot, spots this loosely round (circularity,
-    seed_inertia: float = 0.2  # inertia, convexity) give the pips' colour: a pip with a glint at its edge is
-    seed_convexity: float = 0.6  # round again in its own colour
+    loose_circularity: float = 0.4  # spots this loosely round (circularity, inertia, convexity) are looked for too:
+    loose_inertia: float = 0.2  # where the first look finds no spot they give the pips' colour (a pip with a glint
+    loose_convexity: float = 0.6  # at its edge is round in its own colour), and one as strong as the pips lying
+    # apart from them means no count (a slanted side face's pips beside the face, a pip half hidden)
     pip_weight: float = 2.0  # the second look weighs a pixel's distance from the pips' colour this many times its
     # distance from the body
     plain: float = 0.5  # where the face's value puts no pip (its middle, other corners, sides' middles), the
@@ -238,9 +239,7 @@ def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
     value = _face_value_shown(contrast, spots, side_px, params)
     if value is not None:
         return value
-    seeds = spots or find_spots(contrast, side_px, replace(params, min_circularity=params.seed_circularity,
-                                                             min_inertia=params.seed_inertia,
-                                                             min_convexity=params.seed_convexity))
+    seeds = spots or find_spots(contrast, side_px, loosely_round(params))
     for seed in strongest_first(contrast, seeds)[:params.colour_seeds]:
         likeness = pip_likeness(crop, contrast, seed, params)
         again = find_spots(likeness, side_px, params)
@@ -255,4 +254,29 @@ def _face_value_shown(spot_map: np.ndarray, spots: list[Spot], side_px: float, p
     :func:`plain_where_no_pips` agrees on that map."""
     middle = (spot_map.shape[0] - 1) / 2.0
     value = face_value(spots, side_px, (middle, middle), params)
-    return value if value is not None and plain_where_no_pips(spot_map, spots, value, params) else None
+    if value is None or not plain_where_no_pips(spot_map, spots, value, params):
+        return None
+    return None if strong_spot_left_out(spot_map, find_spots(spot_map, side_px, loosely_round(params)), spots,
+                                        params) else value
+
+
+def loosely_round(params: PipCountParams) -> PipCountParams:
+    """``params`` with the ``loose_`` roundness in place of the pips' own."""
+    return replace(params, min_circularity=params.loose_circularity, min_inertia=params.loose_inertia,
+                   min_convexity=params.loose_convexity)
+
+
+def strong_spot_left_out(spot_map: np.ndarray, loose: list[Spot], pips: list[Spot],
+                         params: PipCountParams = DEFAULT_PIP_COUNT) -> bool:
+    """Whether a spot of ``loose`` (:func:`loosely_round`'s, in ``spot_map``) lies on none of ``pips`` and stands
+    out at least ``params.plain`` x as much as they do: a slanted side face's pips beside the face counted, a pip
+    spoilt by a glint."""
+    radius = 0.7 * math.sqrt(float(np.median([s.area for s in pips])) / math.pi)
+    strength = float(np.median([_mean_around(spot_map, (s.x, s.y), radius) for s in pips]))
+    for spot in loose:
+        on_a_pip = any(math.hypot(spot.x - pip.x, spot.y - pip.y) <= math.sqrt(max(spot.area, pip.area) / math.pi)
+                       for pip in pips)
+        if not on_a_pip and _mean_around(spot_map, (spot.x, spot.y),
+                                         0.7 * math.sqrt(spot.area / math.pi)) >= params.plain * strength:
+            return True
+    return False

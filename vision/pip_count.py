@@ -54,7 +54,7 @@ class PipCountParams:
     # pips' colour taken from each of this many of them in turn, strongest first: a face's pips share one colour,
     # marbling and glints do not (0: never)
     loose_circularity: float = 0.4  # spots this loosely round (circularity, inertia, convexity) are looked for too:
-    loose_inertia: float = 0.2  # where the first look finds no spot they give the pips' colour (a pip with a glint
+    loose_inertia: float = 0.3  # where the first look finds no spot they give the pips' colour (a pip with a glint
     loose_convexity: float = 0.6  # at its edge is round in its own colour), and one as strong as the pips lying
     # apart from them means no count (a slanted side face's pips beside the face, a pip half hidden)
     pip_weight: float = 2.0  # the second look weighs a pixel's distance from the pips' colour this many times its

@@ -130,8 +130,8 @@ def test_pips_each_with_a_glint_at_its_edge_give_their_colour_to_a_second_look()
     middle = (size - 1) / 2
     assert pip_count.find_spots(pip_count.spot_contrast(face, side), side) == []
     assert pip_count.count_pips(face, (middle, middle), side) == 2
-    strict_seeds = pip_count.PipCountParams(loose_circularity=0.6, loose_inertia=0.4, loose_convexity=0.8)
-    assert pip_count.count_pips(face, (middle, middle), side, strict_seeds) is None
+    only_round_spots = pip_count.PipCountParams(loose_circularity=0.6, loose_inertia=0.4, loose_convexity=0.8)
+    assert pip_count.count_pips(face, (middle, middle), side, only_round_spots) is None
 
 
 def test_marbling_beside_the_pips_is_looked_past_by_the_pips_colour():

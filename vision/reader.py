@@ -586,7 +586,8 @@ def _counted_dice(image: np.ndarray, read: list, params: ReaderParams) -> list:
     if params.pip_count is None:
         return []
     return [(find, p) for find, p in read
-            if find[3] >= params.find_threshold and params.not_a_die_threshold < p[dice_net.NOT_A_DIE] <= params.counted_die
+            if find[3] >= params.find_threshold
+            and params.not_a_die_threshold < p[dice_net.NOT_A_DIE] <= params.counted_die
             and (count_pips(image, find[:2], find[2], params.pip_count) or 0) >= 2]
 
 

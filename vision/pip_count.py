@@ -256,7 +256,7 @@ def _face_value_shown(spot_map: np.ndarray, spots: list[Spot], side_px: float, p
     value = face_value(spots, side_px, (middle, middle), params)
     if value is None or not plain_where_no_pips(spot_map, spots, value, params):
         return None
-    return None if strong_spot_left_out(spot_map, find_spots(spot_map, side_px, loosely_round(params)), spots,
+    return None if strong_spot_left_out(spot_map, find_spots(spot_map, side_px, loosely_round(params)), spots, value,
                                         params) else value
 
 
@@ -266,17 +266,18 @@ def loosely_round(params: PipCountParams) -> PipCountParams:
                    min_convexity=params.loose_convexity)
 
 
-def strong_spot_left_out(spot_map: np.ndarray, loose: list[Spot], pips: list[Spot],
+def strong_spot_left_out(spot_map: np.ndarray, loose: list[Spot], pips: list[Spot], value: int,
                          params: PipCountParams = DEFAULT_PIP_COUNT) -> bool:
-    """Whether a spot of ``loose`` (:func:`loosely_round`'s, in ``spot_map``) lies on none of ``pips`` and stands
-    out at least ``params.plain`` x as much as they do: a slanted side face's pips beside the face counted, a pip
-    spoilt by a glint."""
-    radius = 0.7 * math.sqrt(float(np.median([s.area for s in pips])) / math.pi)
-    strength = float(np.median([_mean_around(spot_map, (s.x, s.y), radius) for s in pips]))
+    """Whether a spot of ``loose`` (:func:`loosely_round`'s, in ``spot_map``) lies apart from the places of a face of
+    ``value`` with ``pips`` (the pips and :func:`empty_places`, where :func:`plain_where_no_pips` rules) and stands
+    out at least ``params.plain`` x as much as they do: a slanted side face's pips beside the face counted."""
+    points = np.array([(s.x, s.y) for s in pips])
+    places = np.vstack([points, empty_places(points, value)]) if value >= 2 else points
+    pip_radius = math.sqrt(float(np.median([s.area for s in pips])) / math.pi)
+    strength = float(np.median([_mean_around(spot_map, p, 0.7 * pip_radius) for p in points]))
     for spot in loose:
-        on_a_pip = any(math.hypot(spot.x - pip.x, spot.y - pip.y) <= math.sqrt(max(spot.area, pip.area) / math.pi)
-                       for pip in pips)
-        if not on_a_pip and _mean_around(spot_map, (spot.x, spot.y),
-                                         0.7 * math.sqrt(spot.area / math.pi)) >= params.plain * strength:
+        apart = bool((np.hypot(*(places - (spot.x, spot.y)).T) > 2.0 * pip_radius).all())
+        if apart and _mean_around(spot_map, (spot.x, spot.y), 0.7 * math.sqrt(spot.area / math.pi)) >= \
+                params.plain * strength:
             return True
     return False

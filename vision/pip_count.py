@@ -56,7 +56,7 @@ class PipCountParams:
     loose_circularity: float = 0.4  # spots this loosely round (circularity, inertia, convexity) are looked for too:
     loose_inertia: float = 0.3  # where the first look finds no spot they give the pips' colour (a pip with a glint
     loose_convexity: float = 0.6  # at its edge is round in its own colour), and one as strong as the pips lying
-    # apart from them means no count (a slanted side face's pips beside the face, a pip half hidden)
+    # apart from the face's places means no count (a slanted side face's pips beside the face)
     pip_weight: float = 2.0  # the second look weighs a pixel's distance from the pips' colour this many times its
     # distance from the body
     plain: float = 0.5  # where the face's value puts no pip (its middle, other corners, sides' middles), the
@@ -268,9 +268,10 @@ def loosely_round(params: PipCountParams) -> PipCountParams:
 
 def strong_spot_left_out(spot_map: np.ndarray, loose: list[Spot], pips: list[Spot], value: int,
                          params: PipCountParams = DEFAULT_PIP_COUNT) -> bool:
-    """Whether a spot of ``loose`` (:func:`loosely_round`'s, in ``spot_map``) lies apart from the places of a face of
-    ``value`` with ``pips`` (the pips and :func:`empty_places`, where :func:`plain_where_no_pips` rules) and stands
-    out at least ``params.plain`` x as much as they do: a slanted side face's pips beside the face counted."""
+    """Whether a spot of ``loose`` (:func:`loosely_round`'s, in ``spot_map``) lies more than a pip's diameter from
+    every place of a face of ``value`` with ``pips`` (the pips and :func:`empty_places`, where
+    :func:`plain_where_no_pips` rules) and stands out at least ``params.plain`` x as much as the pips: a slanted side
+    face's pips beside the face counted."""
     points = np.array([(s.x, s.y) for s in pips])
     places = np.vstack([points, empty_places(points, value)]) if value >= 2 else points
     pip_radius = math.sqrt(float(np.median([s.area for s in pips])) / math.pi)

@@ -203,9 +203,16 @@ def plain_where_no_pips(contrast: np.ndarray, spots: list[Spot], value: int,
     if value < 2:
         return True
     points = np.array([(s.x, s.y) for s in spots])
-    radius = 0.7 * math.sqrt(float(np.median([s.area for s in spots])) / math.pi)
-    pips = float(np.median([_mean_around(contrast, p, radius) for p in points]))
-    return all(_mean_around(contrast, p, radius) < params.plain * pips for p in empty_places(points, value))
+    pip_radius, strength = _pip_strength(contrast, spots)
+    return all(_mean_around(contrast, p, 0.7 * pip_radius) < params.plain * strength
+               for p in empty_places(points, value))
+
+
+def _pip_strength(spot_map: np.ndarray, pips: list[Spot]) -> tuple[float, float]:
+    """The pips' median radius (px) and how much they stand out in ``spot_map``: the median of its mean over the
+    middle of each (0.7 of that radius)."""
+    pip_radius = math.sqrt(float(np.median([s.area for s in pips])) / math.pi)
+    return pip_radius, float(np.median([_mean_around(spot_map, (s.x, s.y), 0.7 * pip_radius) for s in pips]))
 
 
 def face_value(spots: list[Spot], side_px: float, die_centre: tuple[float, float],
@@ -274,8 +281,7 @@ def strong_spot_left_out(spot_map: np.ndarray, loose: list[Spot], pips: list[Spo
     face's pips beside the face counted."""
     points = np.array([(s.x, s.y) for s in pips])
     places = np.vstack([points, empty_places(points, value)]) if value >= 2 else points
-    pip_radius = math.sqrt(float(np.median([s.area for s in pips])) / math.pi)
-    strength = float(np.median([_mean_around(spot_map, p, 0.7 * pip_radius) for p in points]))
+    pip_radius, strength = _pip_strength(spot_map, pips)
     for spot in loose:
         apart = bool((np.hypot(*(places - (spot.x, spot.y)).T) > 2.0 * pip_radius).all())
         if apart and _mean_around(spot_map, (spot.x, spot.y), 0.7 * math.sqrt(spot.area / math.pi)) >= \

@@ -81,7 +81,8 @@ def predictions(name: str, entries: list[dict], threads: int = 1) -> list[dict]:
 
 
 def accuracy(sets=public_sets.SETS, threads: int = 1) -> dict:
-    """score_dice figures per public set: ``{set: {"held_out": {...}, "all": {...}}}``."""
+    """score_dice figures per public set: ``{set: {"held_out": {...}, "all": {...}}}``, each with
+    ``wrong_unflagged`` (:func:`wrong_unflagged`)."""
     score = public_sets.score_module().score
     out = {}
     for name in sets:
@@ -90,8 +91,19 @@ def accuracy(sets=public_sets.SETS, threads: int = 1) -> dict:
         preds = predictions(name, manifest, threads)
         held_images = {e["image"] for e in held}
         held_preds = [p for p, e in zip(preds, manifest) if e["image"] in held_images]
-        out[name] = {"held_out": score(held, held_preds, {}), "all": score(manifest, preds, {})}
+        out[name] = {part: {**score(labels, part_preds, {}), "wrong_unflagged": wrong_unflagged(score, labels, part_preds)}
+                     for part, labels, part_preds in (("held_out", held, held_preds), ("all", manifest, preds))}
     return out
+
+
+def wrong_unflagged(score, labels: list[dict], preds: list[dict]) -> int:
+    """How many labelled dice the reader gives a wrong value without flagging it (a silent guess): scored by
+    ``score`` (score_dice's) on ``preds`` without the dice whose value is flagged unsure."""
+    unflagged = [{**p, "dice": [d for d in p["dice"] if "value" not in d.get("unsure", ())]} for p in preds]
+    figures = score(labels, unflagged, {})
+    if not figures.get("dice"):
+        return 0
+    return round(figures["dice"] * ((figures["recall"] or 0.0) - (figures["die_acc"] or 0.0)))
 
 
 def synthetic(frames: int = 1000, seed: int = 0) -> dict:

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from vision import dice_net, pip_count, pip_faces, synth
-from vision.reader import DEFAULT_PARAMS, ReaderParams, _counted_dice, _counted_value, read_frame
+from vision.reader import (
+    DEFAULT_PARAMS,
+    ReaderParams,
+    _counted_dice,
+    _counted_value,
+    _value_checked_by_count,
+    read_frame,
+)
 
 DATA = Path(__file__).parent / "data"
 
@@ -212,3 +219,31 @@ def test_a_reader_that_doubts_every_die_reports_the_counts_and_flags_them():
     reading = read_frame(image, unsure_value=1.01, lone_pip_floor=0.0)
     assert match_truth(truth, reading.dice) == len(truth)
     assert all(die.value_unsure for die in reading.dice)
+
+
+def test_a_sure_die_whose_pips_count_another_value_keeps_its_value_flagged():
+    image, die = _one_die(5)
+    blank = np.full_like(image, 128)
+    at_die = (die.center, die.side)
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.9}), DEFAULT_PARAMS) == (4, True)
+    assert _value_checked_by_count(image, *at_die, _doubted({5: 0.9}), DEFAULT_PARAMS) == (5, False)
+    assert _value_checked_by_count(blank, *at_die, _doubted({4: 0.9}), DEFAULT_PARAMS) == (4, False)
+    not_checked = ReaderParams(count_check_below=0.85)
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.9}), not_checked) == (4, False)
+
+
+def test_a_doubted_die_takes_its_count_and_stays_flagged():
+    image, die = _one_die(5)
+    assert _value_checked_by_count(image, die.center, die.side, _doubted({4: 0.6}), DEFAULT_PARAMS) == (5, True)
+    blank = np.full_like(image, 128)
+    assert _value_checked_by_count(blank, die.center, die.side, _doubted({4: 0.6}), DEFAULT_PARAMS) == (4, True)
+    assert _value_checked_by_count(blank, die.center, die.side, _doubted({4: 0.3}), DEFAULT_PARAMS) == (None, True)
+
+
+def test_rendered_dice_read_right_are_not_flagged_by_their_count():
+    from companion.bench_vision import match_truth
+
+    image, truth = synth.render_scene([1, 2, 3, 4, 5, 6], seed=11)
+    reading = read_frame(image, count_check_below=1.01)
+    assert match_truth(truth, reading.dice) == len(truth)
+    assert not any(die.value_unsure for die in reading.dice)

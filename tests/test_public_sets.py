@@ -67,3 +67,30 @@ def test_the_sets_are_usable_once_every_manifest_and_the_scorer_are_there(tmp_pa
     assert public_sets.missing() is None
     assert public_sets.load_manifest("aibox_pi_single") == json.loads((DATA / "aibox_pi_single" /
                                                                        "manifest.json").read_text())
+
+
+def _score_by_order(labels, preds, colour_map):
+    """score_dice's figures that wrong_unflagged uses, each label paired with the prediction at its place."""
+    by_image = {p["image"]: p["dice"] for p in preds}
+    paired = right = total = 0
+    for entry in labels:
+        dice = by_image.get(entry["image"], [])
+        total += len(entry["dice"])
+        for label, die in zip(entry["dice"], dice):
+            paired += 1
+            right += die["value"] == label["value"]
+    return {"dice": total, "recall": paired / total, "die_acc": right / total}
+
+
+def test_only_wrong_values_left_unflagged_count_as_silent_guesses():
+    from companion.bench_vision import wrong_unflagged
+
+    labels = [{"image": "a.jpg", "dice": [{"value": 4}, {"value": 5}]}, {"image": "b.jpg", "dice": [{"value": 2}]}]
+    sure, doubted = [], ["value"]
+    preds = [{"image": "a.jpg", "dice": [{"value": 4, "unsure": sure}, {"value": 4, "unsure": sure}]},
+             {"image": "b.jpg", "dice": [{"value": 3, "unsure": doubted}]}]
+    assert wrong_unflagged(_score_by_order, labels, preds) == 1
+    preds[0]["dice"][1]["unsure"] = ["colour"]
+    assert wrong_unflagged(_score_by_order, labels, preds) == 1
+    preds[0]["dice"][1]["unsure"] = ["value"]
+    assert wrong_unflagged(_score_by_order, labels, preds) == 0

@@ -126,6 +126,9 @@ class ReaderParams:
     # without the network (vision/pip_count.py) and takes the count as its value (staying value-unsure), a lone pip
     # only where the network gives a 1 at least lone_pip_floor (pip_count None: never; docs/benchmarks.md)
     lone_pip_floor: float = 0.05
+    count_check_below: float = 0.95  # a die read surely (at least unsure_value) but below this has its pips counted
+    # too, and is flagged value-unsure, its value kept, where the count (as above) gives another: most of the wrong
+    # values on dice unlike those the reader learnt (0: never; docs/benchmarks.md)
     counted_die: float = 0.9  # a find of at least find_threshold that the reader takes for no die, but with at most
     # this probability, is kept as a die when its pips count 2-6 (pip_count), its value the count, flagged unsure: a
     # die unlike those the reader learnt (not above not_a_die_threshold: never; docs/benchmarks.md)
@@ -580,6 +583,22 @@ def _counted_value(image: np.ndarray, centre: tuple[float, float], side: float, 
     return counted
 
 
+def _value_checked_by_count(image: np.ndarray, centre: tuple[float, float], side: float, p: np.ndarray,
+                            params: ReaderParams) -> tuple[int | None, bool]:
+    """A number face's value (None below ``params.value_threshold``) and whether it is flagged value-unsure: read
+    below ``params.unsure_value``, it takes its pips' count where there is one (:func:`_counted_value`); read below
+    ``params.count_check_below``, it keeps the network's value, flagged where the count gives another."""
+    best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
+    sure = float(p[best])
+    value = best + 1 if sure >= params.value_threshold else None
+    if sure < params.unsure_value:
+        return _counted_value(image, centre, side, p, params) or value, True
+    if value is not None and sure < params.count_check_below:
+        counted = _counted_value(image, centre, side, p, params)
+        return value, counted is not None and counted != value
+    return value, False
+
+
 def _counted_dice(image: np.ndarray, read: list, params: ReaderParams) -> list:
     """The (find, probabilities) pairs of ``read`` that the reader takes for no die, but not surely (see
     ``ReaderParams.counted_die``), of a sure find whose pips count as a real face of 2-6."""
@@ -701,12 +720,13 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
             best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
             symbol = p[dice_net.SYMBOL] > p[best]
             sure = float(p[dice_net.SYMBOL] if symbol else p[best])
-            value = (params.symbol_value if symbol else best + 1) if sure >= params.value_threshold else None
-            if not symbol and sure < params.unsure_value:
-                value = _counted_value(image, (cx, cy), side, p, params) or value
+            if symbol:
+                value, value_unsure = params.symbol_value if sure >= params.value_threshold else None, \
+                    sure < params.unsure_value
+            else:
+                value, value_unsure = _value_checked_by_count(image, (cx, cy), side, p, params)
             colour, _, margin = palette.classify_with_margin(lab)
-            dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4),
-                                   value_unsure=sure < params.unsure_value,
+            dice.append(DieReading(value, colour, (cx, cy), bbox, round(score * sure, 4), value_unsure=value_unsure,
                                    colour_unsure=colour is not None and margin < params.unsure_colour_margin,
                                    symbol=bool(symbol)))
     return Reading(tuple(dice), sure_finds=sure_finds)

@@ -180,10 +180,12 @@ def test_a_frame_keeps_the_throw_and_truth_it_was_read_with_though_the_sim_has_t
     the frame's stamp still names the throw its picture shows."""
     sim = NoisilessSim(seed=4, auto_throw=True, size=(160, 120), die_size=(25, 30), rolling_frames=1, rest_frames=2)
     checked = 0
+    throws_shown = set()
     with CameraMonitor(lambda: sim) as monitor:
         count = 0
         for _ in range(40):
             count, frame, stamp = monitor.wait_for_stamped_frame(count, timeout=2.0 * TIME_SCALE)
+            throws_shown.add(stamp.throw)
             deadline = time.monotonic() + 2.0 * TIME_SCALE
             while sim.throws == stamp.throw and time.monotonic() < deadline:
                 time.sleep(0.005)            # the reader at work until the sim has thrown again
@@ -192,8 +194,8 @@ def test_a_frame_keeps_the_throw_and_truth_it_was_read_with_though_the_sim_has_t
             if shown:                        # a resting picture (a tumbling one matches none)
                 assert shown == [stamp.throw] and stamp.truth == sim.rest_pictures[stamp.throw][1]
                 checked += 1
-        assert sim.throws > 40
-    assert checked >= 10
+    # a frame grabbed just before a throw can reach the reader just after it: not every frame shows a new throw
+    assert len(throws_shown) >= 20 and checked >= 10
 
 
 def test_open_monitored_refuses_a_camera_that_is_not_there():

@@ -203,10 +203,8 @@ def empty_places(points: np.ndarray, value: int) -> np.ndarray:
 def _mean_around(contrast: np.ndarray, place, radius: float) -> float:
     """The mean of ``contrast`` over the disc of ``radius`` (at least 1 px) at ``place`` (0 outside the map)."""
     x, y, r = round(place[0]), round(place[1]), max(1, round(radius))
-    if x + r < 0 or y + r < 0:
-        return 0.0
     x0, y0 = max(0, x - r), max(0, y - r)
-    window = contrast[y0:y + r + 1, x0:x + r + 1]
+    window = contrast[y0:max(0, y + r + 1), x0:max(0, x + r + 1)]
     if window.size == 0:
         return 0.0
     mask = np.zeros(window.shape, np.uint8)

@@ -721,8 +721,8 @@ def _read_as_seen(image: np.ndarray, palette: Palette, params: ReaderParams) -> 
             symbol = p[dice_net.SYMBOL] > p[best]
             sure = float(p[dice_net.SYMBOL] if symbol else p[best])
             if symbol:
-                value, value_unsure = params.symbol_value if sure >= params.value_threshold else None, \
-                    sure < params.unsure_value
+                value = params.symbol_value if sure >= params.value_threshold else None
+                value_unsure = sure < params.unsure_value
             else:
                 value, value_unsure = _value_checked_by_count(image, (cx, cy), side, p, params)
             colour, _, margin = palette.classify_with_margin(lab)

@@ -221,15 +221,19 @@ def test_a_reader_that_doubts_every_die_reports_the_counts_and_flags_them():
     assert all(die.value_unsure for die in reading.dice)
 
 
-def test_a_sure_die_whose_pips_count_another_value_keeps_its_value_flagged():
+def test_a_fairly_sure_die_whose_pips_count_another_value_is_flagged_and_takes_the_count_when_least_sure():
     image, die = _one_die(5)
     blank = np.full_like(image, 128)
     at_die = (die.center, die.side)
-    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.9}), DEFAULT_PARAMS) == (4, True)
-    assert _value_checked_by_count(image, *at_die, _doubted({5: 0.9}), DEFAULT_PARAMS) == (5, False)
-    assert _value_checked_by_count(blank, *at_die, _doubted({4: 0.9}), DEFAULT_PARAMS) == (4, False)
-    not_checked = ReaderParams(count_check_below=0.85)
-    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.9}), not_checked) == (4, False)
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.92}), DEFAULT_PARAMS) == (4, True)
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.85}), DEFAULT_PARAMS) == (5, True)
+    assert _value_checked_by_count(image, *at_die, _doubted({5: 0.85}), DEFAULT_PARAMS) == (5, False)
+    assert _value_checked_by_count(blank, *at_die, _doubted({4: 0.85}), DEFAULT_PARAMS) == (4, False)
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.97}), DEFAULT_PARAMS) == (4, False)
+    not_checked = ReaderParams(count_check_below=0.8)
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.85}), not_checked) == (4, False)
+    never_taken = ReaderParams(count_taken_below=0.0)  # as in a frame read through a slanted camera's stretch
+    assert _value_checked_by_count(image, *at_die, _doubted({4: 0.85}), never_taken) == (4, True)
 
 
 def test_a_doubted_die_takes_its_count_and_stays_flagged():

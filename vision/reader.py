@@ -127,8 +127,10 @@ class ReaderParams:
     # only where the network gives a 1 at least lone_pip_floor (pip_count None: never; docs/benchmarks.md)
     lone_pip_floor: float = 0.05
     count_check_below: float = 0.95  # a die read surely (at least unsure_value) but below this has its pips counted
-    # too, and is flagged value-unsure, its value kept, where the count (as above) gives another: most of the wrong
-    # values on dice unlike those the reader learnt (0: never; docs/benchmarks.md)
+    # too, and is flagged value-unsure where the count (as above) gives another value: most of the wrong values on
+    # dice unlike those the reader learnt (0: never; docs/benchmarks.md) ...
+    count_taken_below: float = 0.9  # ... and takes the count as its value where read below this, else keeps its own
+    # (never in a frame read through a slanted camera's stretch, where pips counted on a stretched face go wrong)
     counted_die: float = 0.9  # a find of at least find_threshold that the reader takes for no die, but with at most
     # this probability, is kept as a die when its pips count 2-6 (pip_count), its value the count, flagged unsure: a
     # die unlike those the reader learnt (not above not_a_die_threshold: never; docs/benchmarks.md)
@@ -526,7 +528,8 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
 
     def read_through(stretch: Stretch) -> Reading:
         # a die's side in the stretched frame grows by up to the stretch
-        stretched_params = params if stretch.is_identity else replace(params, max_side=params.max_side * stretch.factor)
+        stretched_params = params if stretch.is_identity else replace(params, max_side=params.max_side * stretch.factor,
+                                                                      count_taken_below=0.0)
         return read_stretched(image, stretch, lambda frame: _read_as_seen(frame, palette, stretched_params))
 
     reading = read_through(slant)
@@ -587,7 +590,8 @@ def _value_checked_by_count(image: np.ndarray, centre: tuple[float, float], side
                             params: ReaderParams) -> tuple[int | None, bool]:
     """A number face's value (None below ``params.value_threshold``) and whether it is flagged value-unsure: read
     below ``params.unsure_value``, it takes its pips' count where there is one (:func:`_counted_value`); read below
-    ``params.count_check_below``, it keeps the network's value, flagged where the count gives another."""
+    ``params.count_check_below``, it is flagged where the count gives another value, which it takes when read below
+    ``params.count_taken_below``."""
     best = int(np.argmax(p[: dice_net.NOT_A_DIE]))
     sure = float(p[best])
     value = best + 1 if sure >= params.value_threshold else None
@@ -595,7 +599,8 @@ def _value_checked_by_count(image: np.ndarray, centre: tuple[float, float], side
         return _counted_value(image, centre, side, p, params) or value, True
     if value is not None and sure < params.count_check_below:
         counted = _counted_value(image, centre, side, p, params)
-        return value, counted is not None and counted != value
+        if counted is not None and counted != value:
+            return (counted if sure < params.count_taken_below else value), True
     return value, False
 
 

@@ -251,3 +251,59 @@ def test_rendered_dice_read_right_are_not_flagged_by_their_count():
     reading = read_frame(image, count_check_below=1.01)
     assert match_truth(truth, reading.dice) == len(truth)
     assert not any(die.value_unsure for die in reading.dice)
+
+
+def _big_pip_face(value: int, pip_radius: float) -> np.ndarray:
+    """A square yellow-on-green face as the count crops it, its pips ``pip_radius`` of the side across."""
+    up, size = 4, pip_count.DEFAULT_PIP_COUNT.crop_px
+    canvas = np.full((size * up, size * up, 3), 200, np.uint8)
+    side, middle = size * up / dice_net.CROP_MARGIN, size * up / 2
+    corner = round(middle - side / 2), round(middle + side / 2)
+    cv2.rectangle(canvas, (corner[0], corner[0]), (corner[1], corner[1]), (60, 110, 40), -1)
+    for row, column in pip_faces.REAL_LAYOUTS[value][0]:
+        at = round(middle + (column - 1) * 0.28 * side), round(middle + (row - 1) * 0.28 * side)
+        cv2.circle(canvas, at, round(pip_radius * side), (40, 210, 230), -1, cv2.LINE_AA)
+    return cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_big_crowded_pips_are_counted_with_the_body_taken_over_a_wider_square(value):
+    """Pips 0.14-0.15 of the side in radius fill most of the narrow square around them, whose median is then the
+    pips' colour: the count looks again with the body's colour taken over a wider one (wood's big pips)."""
+    side = pip_count.DEFAULT_PIP_COUNT.crop_px / dice_net.CROP_MARGIN
+    middle = (pip_count.DEFAULT_PIP_COUNT.crop_px - 1) / 2
+    narrow_only = pip_count.PipCountParams(wide_body_kernel=0.0)
+    for pip_radius in (0.14, 0.15):
+        face = _big_pip_face(value, pip_radius)
+        assert pip_count.count_pips(face, (middle, middle), side) == value
+        assert pip_count.count_pips(face, (middle, middle), side, narrow_only) is None
+
+
+def _slanted_die(top: int, side_face: int) -> np.ndarray:
+    """A die seen slanted, framed as the count crops it: its top face (round pips) above the die's centre and a side
+    face below it, foreshortened to 0.7 of its height (its pips ovals)."""
+    up, size = 4, pip_count.DEFAULT_PIP_COUNT.crop_px
+    canvas = np.full((size * up, size * up, 3), 200, np.uint8)
+    side, middle = size * up / dice_net.CROP_MARGIN, size * up / 2
+    face, squash = 0.75 * side, 0.7
+    left, top_edge = middle - face / 2, middle - side / 2
+    below = top_edge + face
+    cv2.rectangle(canvas, (round(left), round(top_edge)), (round(left + face), round(below)), (150, 60, 30), -1)
+    cv2.rectangle(canvas, (round(left), round(below)), (round(left + face), round(below + squash * face)), (110, 40, 20), -1)
+    step, radius = 0.28 * face, 0.09 * face
+    for row, column in pip_faces.REAL_LAYOUTS[top][0]:
+        at = round(left + face / 2 + (column - 1) * step), round(top_edge + face / 2 + (row - 1) * step)
+        cv2.circle(canvas, at, round(radius), (235, 235, 235), -1, cv2.LINE_AA)
+    for row, column in pip_faces.REAL_LAYOUTS[side_face][0]:
+        at = round(left + face / 2 + (column - 1) * step), round(below + squash * (face / 2 + (row - 1) * step))
+        cv2.ellipse(canvas, at, (round(radius), round(squash * radius)), 0, 0, 360, (235, 235, 235), -1, cv2.LINE_AA)
+    return cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize(("top", "side_face"), [(3, 2), (4, 2), (5, 3), (6, 2), (6, 3)])
+def test_a_slanted_die_is_counted_on_its_top_face_by_its_roundest_pips(top, side_face):
+    side = pip_count.DEFAULT_PIP_COUNT.crop_px / dice_net.CROP_MARGIN
+    middle = (pip_count.DEFAULT_PIP_COUNT.crop_px - 1) / 2
+    image = _slanted_die(top, side_face)
+    assert pip_count.count_pips(image, (middle, middle), side) == top
+    assert pip_count.count_pips(image, (middle, middle), side, pip_count.PipCountParams(round_inertia=0.0)) is None

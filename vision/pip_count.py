@@ -12,7 +12,10 @@ Steps, each a small function: :func:`spot_contrast` (each pixel's CIELAB distanc
 spots forming a real face's layout) and :func:`plain_where_no_pips` (nothing pip-like where that face has no
 pip: a pip hidden by a glint must not make a 5 a 4).  Where the spots are no real face, a second look by colour
 (:func:`pip_likeness`) keeps only what has the colour of one of them: the swirls of a marbled die, a glint at
-a pip's edge, a fleck beside the pips fade, and the pips are counted as before.
+a pip's edge, a fleck beside the pips fade, and the pips are counted as before.  Where neither look gives a count,
+both are taken again with the body's colour measured over a wider square (big pips crowd the narrow one), and
+last :func:`round_pips_value` counts the roundest spots alone: a slanted die's top face, its side faces' pips
+foreshortened into ovals beside it.
 """
 from __future__ import annotations
 
@@ -35,6 +38,8 @@ class PipCountParams:
     crop_px: int = 96  # the die's crop (side x dice_net.CROP_MARGIN) is resampled to this many px across
     face_radius: float = 0.5  # spots are looked for this far from the die's centre at most
     body_kernel: float = 0.3  # the body colour around a pixel is the median over a square this wide ...
+    wide_body_kernel: float = 0.45  # ... or, where that gives no count, this wide: big pips crowd the narrow
+    # square, so that the median there is a pip's colour and the pips stand out only at their rims (0: never)
     body_middle: float = 0.3  # ... or the median within this distance of the die's centre, whichever is nearer
     min_contrast: float = 15.0  # a spot differs from the body around it by at least this CIELAB distance
     min_area: float = 0.002  # a spot's area lies between these
@@ -62,6 +67,11 @@ class PipCountParams:
     # distance from the body
     plain: float = 0.5  # where the face's value puts no pip (its middle, other corners, sides' middles), the
     # contrast stays below this share of its pips' (else a pip was missed: a glint on it, a pip worn pale)
+    round_inertia: float = 0.65  # where no look above gives a count, the spots at least this round (inertia and
+    round_circularity: float = 0.7  # circularity) are counted alone, their face up to off_centre_face from the die's
+    off_centre_face: float = 0.3  # centre: a slanted die's top face, whose side faces' pips are foreshortened into
+    # ovals beside it (3-6 only: two round spots are as often two pips of a row; round_inertia 0: never), ...
+    round_plain: float = 0.4  # ... with its empty places plainer than for the looks above (plain)
 
 
 DEFAULT_PIP_COUNT = PipCountParams()
@@ -251,13 +261,28 @@ def face_value(spots: list[Spot], side_px: float, die_centre: tuple[float, float
 def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
                params: PipCountParams = DEFAULT_PIP_COUNT) -> int | None:
     """The pips on the die at ``centre`` (side ``side`` px) of an 8-bit BGR image, or None when the spots
-    there are not one real face's, by contrast or by one spot's colour, or the die is smaller than
-    ``params.min_side``."""
+    there are not one real face's, by contrast or by one spot's colour, the body's colour taken around each
+    pixel (``params.body_kernel``, then ``params.wide_body_kernel``), nor the roundest spots alone
+    (:func:`round_pips_value`), or the die is smaller than ``params.min_side``."""
     if side < params.min_side:
         return None
     crop = dice_net.crop_die(image_bgr, centre, side, size=params.crop_px)
     side_px = params.crop_px / dice_net.CROP_MARGIN
-    contrast = spot_contrast(crop, side_px, params)
+    kernels = (params.body_kernel, params.wide_body_kernel) if params.wide_body_kernel > 0 else (params.body_kernel,)
+    contrasts = []
+    for kernel in kernels:
+        contrast = spot_contrast(crop, side_px, replace(params, body_kernel=kernel))
+        value = _count_in_crop(crop, contrast, side_px, params)
+        if value is not None:
+            return value
+        contrasts.append(contrast)
+    return next((value for value in (round_pips_value(contrast, side_px, params) for contrast in contrasts)
+                 if value is not None), None)
+
+
+def _count_in_crop(crop: np.ndarray, contrast: np.ndarray, side_px: float, params: PipCountParams) -> int | None:
+    """The face shown by the spots of ``contrast`` (the crop's :func:`spot_contrast`), or after a second look by
+    the colour of one of them (:func:`pip_likeness`)."""
     spots = find_spots(contrast, side_px, params)
     value = _face_value_shown(contrast, spots, side_px, params)
     if value is not None:
@@ -270,6 +295,23 @@ def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
         if value is not None and plain_where_no_pips(contrast, again, value, params):
             return value
     return None
+
+
+def round_pips_value(contrast: np.ndarray, side_px: float, params: PipCountParams = DEFAULT_PIP_COUNT) -> int | None:
+    """The face (3-6) shown by the spots of ``contrast`` at least ``params.round_inertia`` and
+    ``params.round_circularity`` round, centred up to ``params.off_centre_face`` of the side from the die's centre,
+    with nothing pip-like where it has no pip (``params.round_plain``): a slanted die's top face, the foreshortened
+    pips of its side faces left out (None: no such face, or round_inertia 0)."""
+    if params.round_inertia <= 0:
+        return None
+    round_only = replace(params, min_inertia=params.round_inertia, min_circularity=params.round_circularity,
+                         face_centre=params.off_centre_face, plain=params.round_plain)
+    spots = find_spots(contrast, side_px, round_only)
+    middle = (contrast.shape[0] - 1) / 2.0
+    value = face_value(spots, side_px, (middle, middle), round_only)
+    if value is None or value < 3 or not plain_where_no_pips(contrast, spots, value, round_only):
+        return None
+    return value
 
 
 def _face_value_shown(spot_map: np.ndarray, spots: list[Spot], side_px: float, params: PipCountParams) -> int | None:

@@ -254,7 +254,7 @@ def test_rendered_dice_read_right_are_not_flagged_by_their_count():
 
 
 def _big_pip_face(value: int, pip_radius: float) -> np.ndarray:
-    """A square yellow-on-green face as the count crops it, its pips ``pip_radius`` of the side across."""
+    """A square yellow-on-green face as the count crops it, its pips' radius ``pip_radius`` of the side."""
     up, size = 4, pip_count.DEFAULT_PIP_COUNT.crop_px
     canvas = np.full((size * up, size * up, 3), 200, np.uint8)
     side, middle = size * up / dice_net.CROP_MARGIN, size * up / 2

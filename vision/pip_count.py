@@ -276,8 +276,11 @@ def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
         if value is not None:
             return value
         contrasts.append(contrast)
-    return next((value for value in (round_pips_value(contrast, side_px, params) for contrast in contrasts)
-                 if value is not None), None)
+    for contrast in contrasts:
+        value = round_pips_value(contrast, side_px, params)
+        if value is not None:
+            return value
+    return None
 
 
 def _count_in_crop(crop: np.ndarray, contrast: np.ndarray, side_px: float, params: PipCountParams) -> int | None:

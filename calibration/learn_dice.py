@@ -54,6 +54,7 @@ from vision.reader import (
     reader_features,
     shipped_face_head,
 )
+from vision.remember import remembering
 from vision.top_face import SideFaceParams
 from vision.types import Reading
 from vision.view import Stretch
@@ -354,9 +355,16 @@ def _learn_palette(profile: Profile, rolls: Sequence[ConfirmedRoll]):
 
 def learn_my_dice(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None) -> Profile:
     """``profile`` (default: an empty one) with the palette, size range and finder thresholds
-    learnt from the confirmed ``rolls``; UserError if there are too few."""
+    learnt from the confirmed ``rolls``; UserError if there are too few.  The rolls are read under many settings,
+    most of which hand the networks and the pip count the same pixels again: those are worked out once
+    (:func:`vision.remember.remembering`)."""
     _check(rolls)
-    base = forget_my_dice(profile or Profile())
+    with remembering():
+        return _learnt(rolls, forget_my_dice(profile or Profile()))
+
+
+def _learnt(rolls: Sequence[ConfirmedRoll], base: Profile) -> Profile:
+    """:func:`learn_my_dice` from a profile without learnt dice."""
     sides = [d.side for roll in rolls for d in roll.dice]
     palette = _learn_palette(base, rolls)
     learnt = MyDice(len(rolls), len(sides), round(min(sides) * SIZE_MARGIN[0], 1),
@@ -502,23 +510,46 @@ def _symbol_value(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> int | Non
 
 
 def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: list[MyDice]) -> MyDice:
-    """The candidate :func:`chosen` takes by how it reads each of ``rolls``."""
+    """The candidate :func:`chosen` takes by how it reads each of ``rolls``; a candidate is read roll by roll and
+    left unread as soon as it could not be taken even with every die of the rolls still to read right
+    (:func:`_out_of_reach`), which changes nothing taken."""
     frames = [base.white_balance.correct(as_bgr8(roll.image)) for roll in rolls]
-    scores = []
+    dice = sum(len(roll.dice) for roll in rolls)
+    scores: list[np.ndarray | None] = []
     for candidate in candidates:   # each through its own stretch alone: straight down without the search
-        read = [score_reading(candidate.read(frame, palette, search=False), roll) for frame, roll in zip(frames, rolls)]
-        scores.append(np.array([score.right_values - score.extra for score in read]))
-    return candidates[chosen(scores, sum(len(roll.dice) for roll in rolls))]
+        per_roll: list[int] = []
+        for frame, roll in zip(frames, rolls):
+            if scores and _out_of_reach(scores, per_roll, rolls, dice):
+                break
+            score = score_reading(candidate.read(frame, palette, search=False), roll)
+            per_roll.append(score.right_values - score.extra)
+        scores.append(np.array(per_roll) if len(per_roll) == len(rolls) else None)
+    return candidates[chosen(scores, dice)]
 
 
-def chosen(scores: Sequence[np.ndarray], dice: int) -> int:
+def _out_of_reach(scores: Sequence[np.ndarray | None], first_rolls: list[int], rolls: Sequence[ConfirmedRoll],
+                  dice: int) -> bool:
+    """Whether a candidate whose scores on the first rolls are ``first_rolls`` cannot be :func:`chosen` over the
+    candidates read before (``scores``) even if it read every die of the remaining rolls right with nothing extra."""
+    first, read = scores[0], len(first_rolls)
+    at_most = sum(first_rolls) + sum(len(roll.dice) for roll in rolls[read:])
+    if at_most - first.sum() < max(1, math.ceil(MIN_GAIN * dice)):
+        return True
+    if np.count_nonzero(np.array(first_rolls) > first[:read]) + len(rolls) - read < MIN_GAIN_ROLLS:
+        return True
+    taken = chosen(scores, dice)
+    return taken != 0 and at_most <= scores[taken].sum()
+
+
+def chosen(scores: Sequence[np.ndarray | None], dice: int) -> int:
     """Which candidate to take, given each one's score per roll (right values less extra finds) on rolls of
-    ``dice`` confirmed dice: the best of those that beat the first (candidate 0) by :data:`MIN_GAIN` of the dice
-    (at least one die) and on :data:`MIN_GAIN_ROLLS` rolls at least, the earliest of equals; else 0."""
+    ``dice`` confirmed dice (None: a candidate left unread, never taken): the best of those that beat the first
+    (candidate 0) by :data:`MIN_GAIN` of the dice (at least one die) and on :data:`MIN_GAIN_ROLLS` rolls at least,
+    the earliest of equals; else 0."""
     needed = max(1, math.ceil(MIN_GAIN * dice))
     first = np.asarray(scores[0])
-    better = [i for i, per_roll in enumerate(map(np.asarray, scores))
-              if per_roll.sum() - first.sum() >= needed and np.count_nonzero(per_roll > first) >= MIN_GAIN_ROLLS]
+    better = [i for i, per_roll in enumerate(scores) if per_roll is not None
+              and np.sum(per_roll) - first.sum() >= needed and np.count_nonzero(np.asarray(per_roll) > first) >= MIN_GAIN_ROLLS]
     return max(better, key=lambda i: (float(np.sum(scores[i])), -i)) if better else 0
 
 
@@ -542,18 +573,20 @@ class LeaveOneOut:
 def leave_one_roll_out(rolls: Sequence[ConfirmedRoll], profile: Profile | None = None,
                        progress: Callable[[str], None] | None = None) -> LeaveOneOut:
     """Each roll read with ``profile`` as it is and with what :func:`learn_my_dice` learns from
-    the other rolls: the gain on rolls the learning never saw."""
+    the other rolls: the gain on rolls the learning never saw (the lessons share what they work out: each
+    reads the others' rolls again)."""
     _check(rolls)
     base = forget_my_dice(profile or Profile())
     before = after = RollScore(0, 0, 0, 0, 0)
-    for i, roll in enumerate(rolls):
-        others = [r for j, r in enumerate(rolls) if j != i]
-        as_it_is = score_reading(base.read(roll.image), roll)
-        before += as_it_is
-        if len(others) >= MIN_ROLLS and any(r.dice for r in others):
-            after += score_reading(learn_my_dice(others, base).read(roll.image), roll)
-        else:        # too little left to learn from: the roll reads as it is
-            after += as_it_is
-        if progress:
-            progress(f"roll {i + 1} of {len(rolls)} left out")
+    with remembering():
+        for i, roll in enumerate(rolls):
+            others = [r for j, r in enumerate(rolls) if j != i]
+            as_it_is = score_reading(base.read(roll.image), roll)
+            before += as_it_is
+            if len(others) >= MIN_ROLLS and any(r.dice for r in others):
+                after += score_reading(learn_my_dice(others, base).read(roll.image), roll)
+            else:        # too little left to learn from: the roll reads as it is
+                after += as_it_is
+            if progress:
+                progress(f"roll {i + 1} of {len(rolls)} left out")
     return LeaveOneOut(before, after, len(rolls))

@@ -18,6 +18,7 @@ from calibration.learn_dice import (
     ConfirmedDie,
     ConfirmedRoll,
     RollScore,
+    _out_of_reach,
     added_die_side,
     chosen,
     confirmed_from_reading,
@@ -202,6 +203,33 @@ def test_a_setting_is_taken_only_when_it_reads_more_than_one_roll_better():
     assert chosen([as_shipped, np.array([5, 5, 4, 4, 4]), np.array([4, 4, 5, 5, 4]), np.array([6, 5, 3, 4, 4])], 20) == 1
     assert chosen([as_shipped, np.array([5, 5, 3, 3, 4])], 20) == 0         # better on two rolls, no better in all
 
+
+
+def test_a_setting_that_cannot_be_taken_is_left_unread_and_the_same_setting_is_taken():
+    """Settings are read roll by roll and left as soon as even every remaining die read right could not make them
+    taken; on random scores the setting taken is the one taken with every setting read in full, and most of the
+    reading is saved."""
+    rng = np.random.default_rng(7)
+    rolls = [ConfirmedRoll(np.zeros((8, 8, 3), np.uint8), (ConfirmedDie((4, 4), 4, 1),) * n) for n in (3, 5, 4, 6, 2)]
+    dice, saved, read_all = sum(len(r.dice) for r in rolls), 0, 0
+    for _ in range(300):
+        full = [np.array([rng.integers(max(0, len(r.dice) - 3), len(r.dice) + 1) for r in rolls])
+                for _ in range(rng.integers(2, 12))]
+        pruned: list = []
+        for candidate in full:
+            first_rolls: list = []
+            for k in range(len(rolls)):
+                if pruned and _out_of_reach(pruned, first_rolls, rolls, dice):
+                    break
+                first_rolls.append(int(candidate[k]))
+            saved += len(rolls) - len(first_rolls)
+            read_all += len(rolls)
+            pruned.append(np.array(first_rolls) if len(first_rolls) == len(rolls) else None)
+        assert chosen(pruned, dice) == chosen(full, dice)
+    assert saved > 0.2 * read_all
+    as_shipped = [np.array([2, 5, 4, 6, 2])]                     # one die of 20 read wrong, on the first roll
+    assert _out_of_reach(as_shipped, [2], rolls, dice)            # that die wrong again: no die left to gain
+    assert not _out_of_reach(as_shipped, [3], rolls, dice)
 
 def test_the_learnt_size_keeps_other_sizes_out():
     image = cv2.imread(str(BYLER / ENTRIES[0]["image"]))

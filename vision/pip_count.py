@@ -27,7 +27,7 @@ from itertools import combinations
 import cv2
 import numpy as np
 
-from vision import dice_net
+from vision import dice_net, remember
 
 
 @dataclass(frozen=True)
@@ -267,6 +267,11 @@ def count_pips(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
     if side < params.min_side:
         return None
     crop = dice_net.crop_die(image_bgr, centre, side, size=params.crop_px)
+    return remember.once(("pips", params), crop, lambda: _count_in_die_crop(crop, params))
+
+
+def _count_in_die_crop(crop: np.ndarray, params: PipCountParams) -> int | None:
+    """:func:`count_pips` of a die's crop (``params.crop_px`` across)."""
     side_px = params.crop_px / dice_net.CROP_MARGIN
     kernels = (params.body_kernel, params.wide_body_kernel) if params.wide_body_kernel > 0 else (params.body_kernel,)
     contrasts = []

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from companion.errors import UserError
-from vision import dice_net
+from vision import dice_net, remember
 from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
 from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
@@ -188,9 +188,7 @@ def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int
     the frame scaled by ``scale_before``), best first; the frame-to-finder scale; the finder's unpadded input."""
     prepared, scale = dice_net.finder_input(image, long_side)
     seen = prepared[: max(round(image.shape[0] * scale), 1), : max(round(image.shape[1] * scale), 1)]
-    net = _net(dice_net.FINDER_FILE)
-    net.setInput(dice_net.normalise(prepared))
-    out = net.forward()[0]
+    out = _answers(dice_net.FINDER_FILE, prepared[None])[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
     ys, xs = np.nonzero(peaks)
@@ -246,9 +244,7 @@ def _reader_probabilities(crops: np.ndarray, head: FaceHead | None = None) -> np
     if head is not None and head.model == reader_model_id():
         logits = reader_features(crops) @ head.weights.T + head.bias
     else:
-        net = _net(dice_net.READER_FILE)
-        net.setInput(dice_net.normalise(crops))
-        logits = net.forward("out").reshape(len(crops), dice_net.N_CLASSES)
+        logits = _answers(dice_net.READER_FILE, crops, "out").reshape(len(crops), dice_net.N_CLASSES)
     logits = logits - logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)
     return probs / probs.sum(axis=1, keepdims=True)
@@ -265,9 +261,19 @@ def _last_layer(net: cv2.dnn.Net) -> tuple[str, str]:
 
 def reader_features(crops: np.ndarray) -> np.ndarray:
     """The pooled features (n, features) the reader network's last layer reads the crops' classes from."""
-    net = _net(dice_net.READER_FILE)
-    net.setInput(dice_net.normalise(crops))
-    return net.forward(_last_layer(net)[1]).reshape(len(crops), -1).astype(np.float64)
+    layer = _last_layer(_net(dice_net.READER_FILE))[1]
+    return _answers(dice_net.READER_FILE, crops, layer).reshape(len(crops), -1).astype(np.float64)
+
+
+def _answers(path: Path, inputs: np.ndarray, layer: str | None = None) -> np.ndarray:
+    """The output of the network at ``path`` (at ``layer``, else its last) for each image of the uint8 stack
+    ``inputs``, one row each; within :func:`vision.remember.remembering` an image seen before is not run again."""
+    def run(new: np.ndarray) -> np.ndarray:
+        net = _net(path)
+        net.setInput(dice_net.normalise(new))
+        return net.forward(layer) if layer else net.forward()
+
+    return remember.per_item((str(path), layer), inputs, run)
 
 
 def shipped_face_head() -> FaceHead:
@@ -297,9 +303,8 @@ def _print_probability(image: np.ndarray, finds) -> np.ndarray:
     """How likely each find is something flat (printed dots, a number token) or another thing, not a die: the print
     check's answer from the find's crop and one ``dice_net.CONTEXT_SCALE`` times as wide (a domino's other half, a
     token's rim, a card's edge)."""
-    check = _net(dice_net.PRINT_CHECK_FILE)
-    check.setInput(dice_net.normalise(np.stack([dice_net.print_check_input(image, (x, y), side) for x, y, side, _ in finds])))
-    return 1.0 / (1.0 + np.exp(-check.forward().reshape(len(finds))))
+    inputs = np.stack([dice_net.print_check_input(image, (x, y), side) for x, y, side, _ in finds])
+    return 1.0 / (1.0 + np.exp(-_answers(dice_net.PRINT_CHECK_FILE, inputs).reshape(len(finds))))
 
 
 def _without_prints(image: np.ndarray, read: list, params: ReaderParams) -> list:

@@ -5,14 +5,15 @@ there is no die of its own."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from vision import synth
-from vision.reader import CameraReader, read_file, read_frame
+from vision import reader, synth
+from vision.reader import DEFAULT_PARAMS, CameraReader, read_file, read_frame
 from vision.top_face import (
     DEFAULT_SIDE_FACE_VOTE,
     ClosePair,
@@ -21,12 +22,16 @@ from vision.top_face import (
     close_pairs,
     die_outline,
     outline_fill,
+    share_unlike_table,
     side_face_finds,
     top_face_looks,
     voted_offset,
 )
+from vision.types import DieReading
 
 AIBOX = Path(__file__).parent / "data" / "aibox_pi_single"
+BYLER = Path(__file__).parent / "data" / "byler_d6"
+BYLER_ENTRIES = json.loads((BYLER / "manifest.json").read_text())
 LOW_VIEW_ONE = next(e for e in json.loads((AIBOX / "manifest.json").read_text()) if "bffc842b" in e["image"])
 
 
@@ -191,3 +196,50 @@ def test_a_still_tray_read_again_and_again_is_one_vote_and_a_straight_camera_get
         image, _ = synth.random_scene(500 + seed, count=(4, 8), colours=["white"], touching=1.0, die_size=(40, 70))
         assert straight.read(image).dice == plain.read(image).dice
     assert straight.side_faces is None
+
+
+def _box_centre(label: dict) -> tuple[float, float]:
+    x, y, w, h = label["bbox"]
+    return x + w / 2, y + h / 2
+
+
+def photo_with_a_speck() -> tuple[np.ndarray, dict, tuple[float, float], float]:
+    """A byler photo of coloured dice with a small dark speck drawn on its plain table, far from every die: the
+    photo, its manifest entry, the speck's place and the dice's median side."""
+    entry = BYLER_ENTRIES[0]
+    image = cv2.imread(str(BYLER / entry["image"]))
+    side = float(np.median([max(d["bbox"][2:]) for d in entry["dice"]]))
+    spot = next((float(x), float(y)) for y in range(80, image.shape[0] - 80, 20) for x in range(80, image.shape[1] - 80, 20)
+                if all(np.hypot(x - cx, y - cy) > 3 * side for cx, cy in map(_box_centre, entry["dice"])))
+    cv2.ellipse(image, (round(spot[0]), round(spot[1])), (3, 2), 30, 0, 360, (70, 70, 75), -1)
+    return image, entry, spot, side
+
+
+def test_a_speck_differs_from_the_table_on_a_few_hundredths_of_its_disc_and_a_die_on_much_more():
+    image, entry, spot, side = photo_with_a_speck()
+    assert all(share_unlike_table(image, _box_centre(d), max(d["bbox"][2:])) > 0.3 for d in entry["dice"])
+    assert share_unlike_table(image, spot, side) < DEFAULT_PARAMS.speck_share
+    assert share_unlike_table(image, (10.0, 10.0), side) is None               # the table's ring leaves the photo
+
+
+def test_an_unsure_speck_is_dropped_and_a_surer_one_or_a_real_die_stays():
+    image, entry, spot, side = photo_with_a_speck()
+    box = (spot[0] - side / 2, spot[1] - side / 2, side, side)
+    die = entry["dice"][0]
+    dice = (DieReading(1, "white", spot, box, 0.3), DieReading(1, "white", spot, box, 0.7),
+            DieReading(die["value"], die["colour"], _box_centre(die), tuple(die["bbox"]), 0.3))
+    assert reader._without_specks(image, dice, DEFAULT_PARAMS) == dice[1:]
+    assert reader._without_specks(image, dice, replace(DEFAULT_PARAMS, speck_share=0.0)) == dice
+
+
+def test_white_dice_on_the_light_grey_table_are_no_specks():
+    """White dice on byler's light grey table are nearly the table's colour, but their pips, edges and shading
+    differ from it on a good share of their disc: read, every one of them stays."""
+    shares = []
+    for entry in BYLER_ENTRIES:
+        if {d["colour"] for d in entry["dice"]} != {"white"}:
+            continue
+        image = cv2.imread(str(BYLER / entry["image"]))
+        shares += [share_unlike_table(image, _box_centre(d), max(d["bbox"][2:])) for d in entry["dice"]]
+        assert len(read_frame(image).dice) == len(entry["dice"])
+    assert len(shares) >= 10 and min(shares) > DEFAULT_PARAMS.speck_share

@@ -39,6 +39,7 @@ from vision.top_face import (
     close_pairs,
     die_outline,
     outline_fill,
+    share_unlike_table,
     side_face_finds,
     top_face_looks,
     voted_offset,
@@ -134,6 +135,10 @@ class ReaderParams:
     counted_die: float = 0.9  # a find of at least find_threshold that the reader takes for no die, but with at most
     # this probability, is kept as a die when its pips count 2-6 (pip_count), its value the count, flagged unsure: a
     # die unlike those the reader learnt (not above not_a_die_threshold: never; docs/benchmarks.md)
+    speck_below: float = 0.5  # a die reported with a confidence below this that differs from the table around it on
+    speck_share: float = 0.1  # less than this share of its disc (vision/top_face.py, share_unlike_table, with
+    # top_face's settings) is a speck, a stain or a glint on a plain table, no die, and is dropped (0: never; right
+    # dice read below 0.5 differ on 0.185 of it at least, docs/benchmarks.md)
     face_head: FaceHead | None = None  # the reader network's last layer refitted to the player's own dice ("learn my
     # dice"), used in place of the shipped one while it was fitted on the reader model in use (None: the shipped one)
 
@@ -547,7 +552,7 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
         doubtful_from_nothing = not reading.dice and mean_confidence(best) < params.slant_doubtful
         if not doubtful_from_nothing and (slant.is_identity or mean_confidence(best) >= mean_confidence(reading)):
             reading, slant = best, found
-    dice = _without_unreadable(reading.dice, params)
+    dice = _without_specks(image, _without_unreadable(reading.dice, params), params)
     dice = _without_side_faces(image, _without_certain_prints(image, _without_round_symbols(image, dice, params), params),
                                params.side_faces)
     return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched)
@@ -618,6 +623,16 @@ def _counted_dice(image: np.ndarray, read: list, params: ReaderParams) -> list:
             if find[3] >= params.find_threshold
             and params.not_a_die_threshold < p[dice_net.NOT_A_DIE] <= params.counted_die
             and (count_pips(image, find[:2], find[2], params.pip_count) or 0) >= 2]
+
+
+def _without_specks(image: np.ndarray, dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
+    """``dice`` without those reported below ``params.speck_below`` that differ from the table around them on less
+    than ``params.speck_share`` of their disc (:func:`vision.top_face.share_unlike_table`)."""
+    def speck(die: DieReading) -> bool:
+        share = share_unlike_table(image, die.center, max(die.bbox[2:]), params.top_face or DEFAULT_TOP_FACE)
+        return share is not None and share < params.speck_share
+
+    return tuple(die for die in dice if die.confidence >= params.speck_below or not speck(die))
 
 
 def _without_unreadable(dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:

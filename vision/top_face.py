@@ -15,6 +15,7 @@ takes for a die with a symbol face.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -33,6 +34,9 @@ class TopFaceParams:
     longest: float = 1.5  # an outline longer than this many times the finder's side is more than one die: not measured
     inset: float = 0.4  # the top face's centre lies this many outline widths in from an end of the outline ...
     crop_side: float = 1.2  # ... and is read as a die this many outline widths across
+    die_disc: float = 0.45  # share_unlike_table: the pixels this many sides from a find's centre at most (its die) ...
+    table_ring: tuple[float, float] = (0.75, 0.95)  # ... against the table's colour, the median over this ring ...
+    unlike_table: float = 12.0  # ... differing from it by more than this CIELAB distance (lightness counted half)
 
 
 DEFAULT_TOP_FACE = TopFaceParams()
@@ -62,6 +66,27 @@ def outline_fill(image_bgr: np.ndarray, centre: tuple[float, float], side: float
     hull = cv2.convexHull(cv2.findNonZero(found[0]))
     _, (width, height), _ = cv2.minAreaRect(hull)
     return float(cv2.contourArea(hull)) / max(width * height, 1.0)
+
+
+def share_unlike_table(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
+                       params: TopFaceParams = DEFAULT_TOP_FACE) -> float | None:
+    """The share of the pixels within ``params.die_disc`` x ``side`` of ``centre`` whose colour lies more than
+    ``params.unlike_table`` from the table's (CIELAB, lightness counted half; the table's colour is the median over
+    ``params.table_ring``): a die, even a white one on a light table, fills much of that disc with its body, pips,
+    edges and shading; a speck, a stain or a glint on a plain table covers a few hundredths of it. None where the
+    table's ring leaves the image."""
+    reach = params.table_ring[1] * side
+    x0, y0 = math.floor(centre[0] - reach), math.floor(centre[1] - reach)
+    x1, y1 = math.ceil(centre[0] + reach) + 1, math.ceil(centre[1] + reach) + 1
+    rows, cols = image_bgr.shape[:2]
+    if x0 < 0 or y0 < 0 or x1 > cols or y1 > rows or side < 4:
+        return None
+    lab = cv2.cvtColor(image_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    away = np.hypot(xx - centre[0], yy - centre[1]) / side
+    table = np.median(lab[(away >= params.table_ring[0]) & (away <= params.table_ring[1])], axis=0)
+    distance = np.linalg.norm((lab[away <= params.die_disc] - table) * np.array([0.5, 1.0, 1.0], np.float32), axis=1)
+    return float(np.mean(distance > params.unlike_table))
 
 
 def _outline_pixels(image_bgr: np.ndarray, centre: tuple[float, float], side: float,

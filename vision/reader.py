@@ -137,8 +137,8 @@ class ReaderParams:
     # die unlike those the reader learnt (not above not_a_die_threshold: never; docs/benchmarks.md)
     speck_below: float = 0.5  # a die reported with a confidence below this that differs from the table around it on
     speck_share: float = 0.1  # less than this share of its disc (vision/top_face.py, share_unlike_table, with
-    # top_face's settings) is a speck, a stain or a glint on a plain table, no die, and is dropped (0: never; right
-    # dice read below 0.5 differ on 0.185 of it at least, docs/benchmarks.md)
+    # top_face's settings) is a speck, a stain or a glint on a plain table, no die, and is dropped (0: never; real
+    # dice read below 0.5 on the public photos differ on 0.19 of it at least, docs/benchmarks.md)
     face_head: FaceHead | None = None  # the reader network's last layer refitted to the player's own dice ("learn my
     # dice"), used in place of the shipped one while it was fitted on the reader model in use (None: the shipped one)
 

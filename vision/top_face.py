@@ -36,7 +36,9 @@ class TopFaceParams:
     crop_side: float = 1.2  # ... and is read as a die this many outline widths across
     die_disc: float = 0.45  # share_unlike_table: the pixels this many sides from a find's centre at most (its die) ...
     table_ring: tuple[float, float] = (0.75, 0.95)  # ... against the table's colour, the median over this ring ...
-    unlike_table: float = 12.0  # ... differing from it by more than this CIELAB distance (lightness counted half)
+    unlike_table: float = 0.15  # ... one channel more than this (natural log of the ratio, about 16 %) above or below
+    dark_offset: float = 4.0  # it (every channel counted this much brighter first: the darkest pixels' noise is no
+    # colour)
 
 
 DEFAULT_TOP_FACE = TopFaceParams()
@@ -70,23 +72,23 @@ def outline_fill(image_bgr: np.ndarray, centre: tuple[float, float], side: float
 
 def share_unlike_table(image_bgr: np.ndarray, centre: tuple[float, float], side: float,
                        params: TopFaceParams = DEFAULT_TOP_FACE) -> float | None:
-    """The share of the pixels within ``params.die_disc`` x ``side`` of ``centre`` whose colour lies more than
-    ``params.unlike_table`` from the table's (CIELAB, lightness counted half; the table's colour is the median over
-    ``params.table_ring``): a die, even a white one on a light table, fills much of that disc with its body, pips,
-    edges and shading; a speck, a stain or a glint on a plain table covers a few hundredths of it. None where the
-    table's ring leaves the image."""
+    """The share of the pixels within ``params.die_disc`` x ``side`` of ``centre`` that are unlike the table: one of
+    their channels more than ``params.unlike_table`` (natural log of the ratio) above or below the table's, the
+    median over ``params.table_ring``. Ratios keep their size under a dim or coloured light. A die, even a white one
+    on a light table, fills much of that disc with its body, pips, edges and shading; a speck, a stain or a glint on
+    a plain table covers a few hundredths of it. None where the table's ring leaves the image."""
     reach = params.table_ring[1] * side
     x0, y0 = math.floor(centre[0] - reach), math.floor(centre[1] - reach)
     x1, y1 = math.ceil(centre[0] + reach) + 1, math.ceil(centre[1] + reach) + 1
     rows, cols = image_bgr.shape[:2]
     if x0 < 0 or y0 < 0 or x1 > cols or y1 > rows or side < 4:
         return None
-    lab = cv2.cvtColor(image_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    pixels = image_bgr[y0:y1, x0:x1].astype(np.float32) + params.dark_offset
     yy, xx = np.mgrid[y0:y1, x0:x1]
     away = np.hypot(xx - centre[0], yy - centre[1]) / side
-    table = np.median(lab[(away >= params.table_ring[0]) & (away <= params.table_ring[1])], axis=0)
-    distance = np.linalg.norm((lab[away <= params.die_disc] - table) * np.array([0.5, 1.0, 1.0], np.float32), axis=1)
-    return float(np.mean(distance > params.unlike_table))
+    table = np.median(pixels[(away >= params.table_ring[0]) & (away <= params.table_ring[1])], axis=0)
+    unlike = np.abs(np.log(pixels[away <= params.die_disc] / table)).max(axis=1) > params.unlike_table
+    return float(np.mean(unlike))
 
 
 def _outline_pixels(image_bgr: np.ndarray, centre: tuple[float, float], side: float,

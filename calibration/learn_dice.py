@@ -527,15 +527,15 @@ def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: li
     return candidates[chosen(scores, dice)]
 
 
-def _out_of_reach(scores: Sequence[np.ndarray | None], first_rolls: list[int], rolls: Sequence[ConfirmedRoll],
+def _out_of_reach(scores: Sequence[np.ndarray | None], so_far: list[int], rolls: Sequence[ConfirmedRoll],
                   dice: int) -> bool:
-    """Whether a candidate whose scores on the first rolls are ``first_rolls`` cannot be :func:`chosen` over the
+    """Whether a candidate with the scores ``so_far`` on the first of ``rolls`` cannot be :func:`chosen` over the
     candidates read before (``scores``) even if it read every die of the remaining rolls right with nothing extra."""
-    first, read = scores[0], len(first_rolls)
-    at_most = sum(first_rolls) + sum(len(roll.dice) for roll in rolls[read:])
+    first, read = scores[0], len(so_far)
+    at_most = sum(so_far) + sum(len(roll.dice) for roll in rolls[read:])
     if at_most - first.sum() < max(1, math.ceil(MIN_GAIN * dice)):
         return True
-    if np.count_nonzero(np.array(first_rolls) > first[:read]) + len(rolls) - read < MIN_GAIN_ROLLS:
+    if np.count_nonzero(np.array(so_far) > first[:read]) + len(rolls) - read < MIN_GAIN_ROLLS:
         return True
     taken = chosen(scores, dice)
     return taken != 0 and at_most <= scores[taken].sum()

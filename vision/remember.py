@@ -25,7 +25,7 @@ _local = threading.local()
 def remembering() -> Iterator[None]:
     """Within this block (in this thread), answers for identical inputs are worked out once; nested blocks share
     the outermost one's memory, which is dropped when it ends."""
-    if getattr(_local, "store", None) is not None:
+    if _store() is not None:
         yield
         return
     _local.store = {}

@@ -38,7 +38,8 @@ class TopFaceParams:
     table_ring: tuple[float, float] = (0.75, 0.95)  # ... against the table's colour, the median over this ring ...
     unlike_table: float = 0.15  # ... one channel more than this (natural log of the ratio, about 16 %) above or below
     dark_offset: float = 4.0  # it (every channel counted this much brighter first: the darkest pixels' noise is no
-    # colour)
+    # colour), measured on the find's window brought down to window_px across at most
+    window_px: int = 64
 
 
 DEFAULT_TOP_FACE = TopFaceParams()
@@ -83,9 +84,15 @@ def share_unlike_table(image_bgr: np.ndarray, centre: tuple[float, float], side:
     rows, cols = image_bgr.shape[:2]
     if x0 < 0 or y0 < 0 or x1 > cols or y1 > rows or side < 4:
         return None
-    pixels = image_bgr[y0:y1, x0:x1].astype(np.float32) + params.dark_offset
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    away = np.hypot(xx - centre[0], yy - centre[1]) / side
+    window = image_bgr[y0:y1, x0:x1]
+    scale = min(1.0, params.window_px / max(window.shape[:2]))
+    if scale < 1.0:   # a big die's window brought down to window_px across: shares keep, the time does not grow
+        window = cv2.resize(window, (max(1, round(window.shape[1] * scale)), max(1, round(window.shape[0] * scale))),
+                            interpolation=cv2.INTER_AREA)
+    pixels = window.astype(np.float32) + params.dark_offset
+    yy, xx = np.mgrid[: window.shape[0], : window.shape[1]]
+    across = (x1 - x0) / window.shape[1], (y1 - y0) / window.shape[0]   # frame pixels per window pixel
+    away = np.hypot(x0 + (xx + 0.5) * across[0] - 0.5 - centre[0], y0 + (yy + 0.5) * across[1] - 0.5 - centre[1]) / side
     table = np.median(pixels[(away >= params.table_ring[0]) & (away <= params.table_ring[1])], axis=0)
     unlike = np.abs(np.log(pixels[away <= params.die_disc] / table)).max(axis=1) > params.unlike_table
     return float(np.mean(unlike))

@@ -39,7 +39,7 @@ class TopFaceParams:
     unlike_table: float = 0.15  # ... one channel more than this (natural log of the ratio, about 16 %) above or below
     dark_offset: float = 4.0  # it (every channel counted this much brighter first: the darkest pixels' noise is no
     # colour), measured on the find's window brought down to window_px across at most
-    window_px: int = 64
+    window_px: int = 128
 
 
 DEFAULT_TOP_FACE = TopFaceParams()

@@ -204,7 +204,6 @@ def test_a_setting_is_taken_only_when_it_reads_more_than_one_roll_better():
     assert chosen([as_shipped, np.array([5, 5, 3, 3, 4])], 20) == 0         # better on two rolls, no better in all
 
 
-
 def test_a_setting_that_cannot_be_taken_is_left_unread_and_the_same_setting_is_taken():
     """Settings are read roll by roll and left as soon as even every remaining die read right could not make them
     taken; on random scores the setting taken is the one taken with every setting read in full, and most of the
@@ -217,19 +216,20 @@ def test_a_setting_that_cannot_be_taken_is_left_unread_and_the_same_setting_is_t
                 for _ in range(rng.integers(2, 12))]
         pruned: list = []
         for candidate in full:
-            first_rolls: list = []
+            so_far: list = []
             for k in range(len(rolls)):
-                if pruned and _out_of_reach(pruned, first_rolls, rolls, dice):
+                if pruned and _out_of_reach(pruned, so_far, rolls, dice):
                     break
-                first_rolls.append(int(candidate[k]))
-            saved += len(rolls) - len(first_rolls)
+                so_far.append(int(candidate[k]))
+            saved += len(rolls) - len(so_far)
             read_all += len(rolls)
-            pruned.append(np.array(first_rolls) if len(first_rolls) == len(rolls) else None)
+            pruned.append(np.array(so_far) if len(so_far) == len(rolls) else None)
         assert chosen(pruned, dice) == chosen(full, dice)
     assert saved > 0.2 * read_all
     as_shipped = [np.array([2, 5, 4, 6, 2])]                     # one die of 20 read wrong, on the first roll
     assert _out_of_reach(as_shipped, [2], rolls, dice)            # that die wrong again: no die left to gain
     assert not _out_of_reach(as_shipped, [3], rolls, dice)
+
 
 def test_the_learnt_size_keeps_other_sizes_out():
     image = cv2.imread(str(BYLER / ENTRIES[0]["image"]))

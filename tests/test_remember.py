@@ -78,9 +78,6 @@ def test_a_frame_read_again_inside_the_block_runs_no_network_and_reads_the_same(
         def __init__(self, net):
             self.net = net
 
-        def setInput(self, blob):
-            self.net.setInput(blob)
-
         def forward(self, *layer):
             runs.append(1)
             return self.net.forward(*layer)

@@ -305,3 +305,26 @@ def test_a_tilted_camera_sees_a_solid_dies_side_face_along_the_tilt():
     assert seen[-1] + 1 == pytest.approx(100 + 50 * math.cos(math.radians(40)) + 100 * math.sin(math.radians(40)), abs=1.5)
     across = np.flatnonzero(alpha[:, 90] > 0.5)     # across the tilt the die keeps its whole side
     assert across[-1] + 1 - across[0] == pytest.approx(100, abs=1.5)
+
+
+def test_veined_dice_swirl_a_second_colour_under_the_pips_and_keep_their_body_colour():
+    kwargs = {"seed": 5, "die_size": (100, 120), "background": "grey_card", **CLEAN}
+    plain, plain_truth = render_scene([(1, "blue")] * 6, veined=0.0, **kwargs)
+    veined, truth = render_scene([(1, "blue")] * 6, veined=1.0, **kwargs)
+
+    def swirled_share(img, d):
+        x, y, w, h = (round(v) for v in d.bbox)
+        crop = img[y:y + h, x:x + w].astype(np.float32)
+        _, mask = _face(img, d)
+        cv2.circle(mask, (round(d.center[0]) - x, round(d.center[1]) - y), round(0.15 * d.side), 0, -1)
+        body = np.median(crop[mask > 0], axis=0)
+        far = np.linalg.norm(crop - body, axis=2) > 60
+        return far[mask > 0].mean(), body
+
+    assert all(swirled_share(plain, d)[0] < 0.01 for d in plain_truth)
+    shares = [swirled_share(veined, d) for d in truth]
+    assert sum(share > 0.03 for share, _ in shares) >= 4
+    for (_, body), d in zip(shares, truth):
+        hue, sat, _ = cv2.cvtColor(body.astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2HSV)[0, 0]
+        assert 100 <= hue <= 125 and sat > 120  # still a blue die
+        assert veined[round(d.center[1]), round(d.center[0])].min() > 200  # its white pip painted over the veins

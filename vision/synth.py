@@ -130,6 +130,9 @@ class RenderSettings:
     symbol_kinds: tuple[str, ...] = SYMBOL_KINDS   # the symbols drawn, each as likely
     pip_shape: str = "round"           # one of PIP_SHAPES: round, ring (engraved outline) or square
     marble: float = 0.1                # chance that a die's plastic is marbled
+    veined: float = 0.0                # chance that a flat die's face is swirled with veins of a second colour
+    vein_width: tuple[float, float] = (0.06, 0.25)   # how wide its veins are (share of the swirl's spread)
+    vein_strength: tuple[float, float] = (0.5, 1.0)  # how fully a vein's middle takes the second colour
     slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
     slant: tuple[float, float] = (0.12, 0.35)   # how far side faces show, fraction of the side
     slant_direction_deg: float | None = None   # the way side faces show from the top face (0 right, 90 down); None: any
@@ -405,6 +408,23 @@ def _maybe_marbled(rng: np.random.Generator, colour: np.ndarray, side: float, cf
     return colour
 
 
+def _draw_veins(rng: np.random.Generator, canvas: np.ndarray, face: np.ndarray, side_px: float,
+                cfg: RenderSettings) -> None:
+    """Swirled plastic on a die's ``face`` (a polygon in ``canvas``, the die ``side_px`` across there): veins of
+    white, black or another body colour along the level lines of smooth noise, before the pips are painted on."""
+    rows, cols = canvas.shape[:2]
+    swirl = _smooth_noise(rng, cols, rows, max(3, int(side_px / rng.uniform(1.5, 4.0))))
+    width = _rng_range(rng, cfg.vein_width)
+    share = np.exp(-((swirl - rng.uniform(-0.5, 0.5)) / width) ** 2) * _rng_range(rng, cfg.vein_strength)
+    inside = np.zeros((rows, cols), np.uint8)
+    cv2.fillPoly(inside, [face], 1)
+    share = (share * inside)[..., None]
+    kind = rng.random()
+    second = (DIE_COLOURS["white"] if kind < 0.4 else DIE_COLOURS["black"] if kind < 0.7
+              else DIE_COLOURS[str(rng.choice(list(DIE_COLOURS)))])
+    canvas[:] = np.clip(canvas * (1.0 - share) + np.array(second, np.float32) * share, 0, 255).astype(canvas.dtype)
+
+
 def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     """:func:`_draw_die` with the top face square, side faces (if any) just added beside it."""
     side = die.side
@@ -429,6 +449,8 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
     face_side = side * (1 - 2 * bevel_frac)
     face = _rounded_square(face_side, face_side * radius_frac * 0.8, die.angle, centre, k)
     cv2.fillPoly(canvas, [face], tuple(float(c) for c in body), cv2.LINE_AA)
+    if cfg.veined and rng.random() < cfg.veined:
+        _draw_veins(rng, canvas, face, side * k, cfg)
 
     c, s = math.cos(die.angle), math.sin(die.angle)
     offset = side * _rng_range(rng, cfg.pip_offset)

@@ -45,6 +45,7 @@ from calibration.profile import MyDice, Profile
 from companion.errors import UserError
 from vision import dice_net
 from vision.colour import Palette, default_palette
+from vision.light import brought_up
 from vision.reader import (
     DEFAULT_PARAMS,
     FaceHead,
@@ -294,6 +295,11 @@ def _check(rolls: Sequence[ConfirmedRoll]) -> None:
         raise UserError("the confirmed rolls hold no dice to learn from")
 
 
+def _frame(profile: Profile, roll: ConfirmedRoll) -> np.ndarray:
+    """``roll``'s frame as the reader sees it: white-balanced by ``profile``, brought up when underexposed."""
+    return brought_up(profile.white_balance.correct(as_bgr8(roll.image)))
+
+
 def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[list[tuple[str, np.ndarray]]]:
     """Per roll, (confirmed colour, colour features as the reader measures them) of each coloured die."""
     per_roll = []
@@ -301,7 +307,7 @@ def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[li
         coloured = [d for d in roll.dice if d.colour]
         samples = []
         if coloured:
-            image = profile.white_balance.correct(as_bgr8(roll.image))
+            image = _frame(profile, roll)
             boxes = [(d.center[0] - d.side / 2, d.center[1] - d.side / 2, d.side, d.side) for d in coloured]
             samples = [(d.colour, f) for d, f in zip(coloured, colour_features(image, boxes, profile.palette))]
         per_roll.append(samples)
@@ -427,7 +433,7 @@ def _learn_faces(base: Profile, palette, learnt: MyDice, rolls: Sequence[Confirm
     """The face reader's last layer fitted to the confirmed ``rolls`` (:func:`fit_face_head`), if, fitted on all
     rolls but one and reading that one, it reads the rolls better than ``learnt`` does without it (:func:`chosen`);
     else None."""
-    frames = [base.white_balance.correct(as_bgr8(roll.image)) for roll in rolls]
+    frames = [_frame(base, roll) for roll in rolls]
     readings = [learnt.read(frame, palette, search=False) for frame in frames]
     samples = [_face_samples(frame, reading, roll, learnt) for frame, reading, roll in zip(frames, readings, rolls)]
     if sum(len(labels) > 0 for _, labels in samples) < MIN_ROLLS:
@@ -456,7 +462,7 @@ def _searched_views(profile: Profile, palette, rolls: Sequence[ConfirmedRoll]) -
     left out, the most picked first."""
     picks: Counter = Counter()
     for roll in rolls:
-        slant = read_through_slant(profile.white_balance.correct(as_bgr8(roll.image)), palette=palette).slant
+        slant = read_through_slant(_frame(profile, roll), palette=palette).slant
         if not slant.is_identity:
             picks[(slant.angle_deg, slant.factor)] += 1
     return [view for view, _ in picks.most_common()]
@@ -470,7 +476,7 @@ def _side_face_offset(profile: Profile, palette, learnt: MyDice, rolls: Sequence
     for roll in rolls:
         if not roll.dice:
             continue
-        reading = learnt.read(profile.white_balance.correct(as_bgr8(roll.image)), palette, search=False)
+        reading = learnt.read(_frame(profile, roll), palette, search=False)
         confirmed = {j for _, j in paired(reading, roll)}
         for found in (die for j, die in enumerate(reading.dice) if j not in confirmed):
             gaps = [np.subtract(found.center, die.center) / die.side for die in roll.dice]
@@ -513,7 +519,7 @@ def _best(base: Profile, palette, rolls: Sequence[ConfirmedRoll], candidates: li
     """The candidate :func:`chosen` takes by how it reads each of ``rolls``; a candidate is read roll by roll and
     left unread as soon as it could not be taken even with every die of the rolls still to read right
     (:func:`_out_of_reach`), which changes nothing taken."""
-    frames = [base.white_balance.correct(as_bgr8(roll.image)) for roll in rolls]
+    frames = [_frame(base, roll) for roll in rolls]
     dice = sum(len(roll.dice) for roll in rolls)
     scores: list[np.ndarray | None] = []
     for candidate in candidates:   # each through its own stretch alone: straight down without the search

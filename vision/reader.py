@@ -26,7 +26,16 @@ from companion.errors import UserError
 from vision import dice_net, remember
 from vision.colour import Palette, body_features, default_palette, die_body
 from vision.image_files import load_scaled_image
-from vision.light import DEFAULT_LIGHT, LightParams, estimate_gains, exposure_gain, grey_guess
+from vision.light import (
+    DEFAULT_FRAME_EXPOSURE,
+    DEFAULT_LIGHT,
+    FrameExposure,
+    LightParams,
+    brought_up,
+    estimate_gains,
+    exposure_gain,
+    grey_guess,
+)
 from vision.pip_count import DEFAULT_PIP_COUNT, PipCountParams, count_pips
 from vision.region import DEFAULT_REGION, RegionParams, detailed_region
 from vision.top_face import (
@@ -92,6 +101,8 @@ class ReaderParams:
     # value (a big die's own pips each look like a 1): far-away dice lying close together are otherwise read as one
     # big die whose pips they are
     light: LightParams = DEFAULT_LIGHT  # the frame-wide light correction before colours are named (vision/light.py)
+    exposure: FrameExposure | None = DEFAULT_FRAME_EXPOSURE  # an underexposed frame is brought up before anything
+    # else looks at it (vision/light.py, brought_up; None: never)
     unsure_value: float = 0.8  # a die whose value the reader gives less probability than this is flagged value-unsure
     unsure_colour_margin: float = 0.4  # a die whose colour fits another name within this many spreads of its own
     # is flagged colour-unsure
@@ -534,6 +545,8 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")
     image = as_bgr8(image_bgr)
+    if params.exposure is not None:
+        image = brought_up(image, params.exposure)
     palette = palette or default_palette()
 
     def read_through(stretch: Stretch) -> Reading:

@@ -45,11 +45,11 @@ from calibration.profile import MyDice, Profile
 from companion.errors import UserError
 from vision import dice_net
 from vision.colour import Palette, default_palette
-from vision.light import brought_up
 from vision.reader import (
     DEFAULT_PARAMS,
     FaceHead,
     as_bgr8,
+    as_seen,
     colour_features,
     read_through_slant,
     reader_features,
@@ -297,7 +297,7 @@ def _check(rolls: Sequence[ConfirmedRoll]) -> None:
 
 def _frame(profile: Profile, roll: ConfirmedRoll) -> np.ndarray:
     """``roll``'s frame as the reader sees it: white-balanced by ``profile``, brought up when underexposed."""
-    return brought_up(profile.white_balance.correct(as_bgr8(roll.image)))
+    return as_seen(profile.white_balance.correct(as_bgr8(roll.image)))
 
 
 def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[list[tuple[str, np.ndarray]]]:

@@ -199,6 +199,12 @@ def as_bgr8(image: np.ndarray) -> np.ndarray:
     return image
 
 
+def as_seen(image: np.ndarray, params: ReaderParams = DEFAULT_PARAMS) -> np.ndarray:
+    """A frame as the reader looks at it: :func:`as_bgr8`, brought up when underexposed (``params.exposure``)."""
+    image = as_bgr8(image)
+    return image if params.exposure is None else brought_up(image, params.exposure)
+
+
 def _finds_at(image: np.ndarray, long_side: int, threshold: float, max_dice: int, scale_before: float = 1.0):
     """Finder peaks with ``image`` scaled to ``long_side``: (x, y, side, score) in the frame's pixels (``image`` is
     the frame scaled by ``scale_before``), best first; the frame-to-finder scale; the finder's unpadded input."""
@@ -544,9 +550,7 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     start = time.perf_counter()
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")
-    image = as_bgr8(image_bgr)
-    if params.exposure is not None:
-        image = brought_up(image, params.exposure)
+    image = as_seen(image_bgr, params)
     palette = palette or default_palette()
 
     def read_through(stretch: Stretch) -> Reading:
@@ -704,7 +708,7 @@ class CameraReader:
         self.side_faces: SideFaceParams | None = None
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS) -> Reading:
-        image = as_bgr8(frame)
+        image = as_seen(frame, params)  # the dice's bodies below are compared as the reader saw them
         slanted = read_through_slant(image, palette=palette, params=params, slant=self.slant,
                                      search=self._since_search >= self._wait)
         if slanted.searched:

@@ -82,7 +82,7 @@ class FrameExposure:
     """When a whole frame is underexposed, and how far it is brought up before the networks see it."""
 
     dim_below: float = 133.0  # a frame whose brightest pixel (any channel) stays below this is underexposed: the
-    # public sets' photos measure 160-255, the same photos at 40 % brightness 65-102; the brightest pixel, not a
+    # public sets' photos measure 155-255, the same photos at 40 % brightness 62-102; the brightest pixel, not a
     # percentile, so that a few small white dice on a dark table keep the frame as it is
     target: float = 250.0     # ... and is brought up so that it reaches this, as a camera's exposure would have it
     # (one gain for every pixel: nothing clips; a frame brought up is not brought up again)

@@ -328,3 +328,24 @@ def test_veined_dice_swirl_a_second_colour_under_the_pips_and_keep_their_body_co
         hue, sat, _ = cv2.cvtColor(body.astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2HSV)[0, 0]
         assert 100 <= hue <= 125 and sat > 120  # still a blue die
         assert veined[round(d.center[1]), round(d.center[0])].min() > 200  # its white pip painted over the veins
+
+
+def test_translucent_dice_show_their_hidden_pips_faintly_under_the_top_pips():
+    kwargs = {"seed": 6, "die_size": (100, 120), "background": "grey_card", **CLEAN}
+    plain, plain_truth = render_scene([(1, "red")] * 6, translucent=0.0, **kwargs)
+    clear, truth = render_scene([(1, "red")] * 6, translucent=1.0, **kwargs)
+
+    def ghost_share(img, d):
+        """Share of the face (its 1 left out) paler than the body, as a white pip seen through red plastic is."""
+        x, y, w, h = (round(v) for v in d.bbox)
+        crop = img[y:y + h, x:x + w].astype(np.float32)
+        _, mask = _face(img, d)
+        cv2.circle(mask, (round(d.center[0]) - x, round(d.center[1]) - y), round(0.15 * d.side), 0, -1)
+        body = np.median(crop[mask > 0], axis=0)
+        paler = (crop - body).mean(axis=2) > 8  # towards the white pips
+        return paler[mask > 0].mean()
+
+    assert all(ghost_share(plain, d) < 0.005 for d in plain_truth)
+    shares = [ghost_share(clear, d) for d in truth]
+    assert sum(0.01 < share < 0.4 for share in shares) >= 4, shares
+    assert all(clear[round(d.center[1]), round(d.center[0])].min() > 200 for d in truth)  # the 1 painted on top

@@ -107,6 +107,7 @@ FIND_SOURCES = ("real", "synth", "negatives")  # whose finds on no die may be ta
 FIND_NEGATIVES_FROM = set(FIND_SOURCES)  # real: the public sets' photos; synth: trays; negatives: pictures without dice
 SOLID_DICE = 0.0  # share of a synthetic tray's dice drawn as lit solids (--solid-dice; vision/solid_die.py)
 VEINED = 0.0  # share of a synthetic tray's flat dice swirled with veins of a second colour (--veined)
+TRANSLUCENT = 0.0  # share of a synthetic tray's flat dice whose hidden faces' pips show through (--translucent)
 SYNTH_VERSION = 3  # bumped when synthetic_tray changes, so a cached set of trays of the old kind is not reused
 
 
@@ -276,7 +277,7 @@ def tray_settings(rng: np.random.Generator) -> dict:
     return {"touching": float(rng.uniform(0, 0.6)), "glare": float(rng.uniform(0.1, 0.6)),
             "coloured_pips": float(rng.uniform(0, 0.5)), "marble": float(rng.uniform(0, 0.5)),
             "slanted_view": float(rng.uniform(0, SLANTED_TRAYS)), "slant": TRAY_SLANT, "solid_dice": SOLID_DICE,
-            "veined": VEINED}
+            "veined": VEINED, "translucent": TRANSLUCENT}
 
 
 def symbol_tray(i: int, kinds: tuple[str, ...] = synth.SYMBOL_KINDS) -> Photo:
@@ -293,7 +294,8 @@ def synthetic_photos(count: int, cache_dir: Path, workers: int = 1) -> list[Phot
     ``cache_dir`` between runs."""
     solid = f"_solid{SOLID_DICE:g}" if SOLID_DICE else ""
     veined = f"_veined{VEINED:g}" if VEINED else ""
-    cache = cache_dir / f"synth_v{SYNTH_VERSION}_{count}{solid}{veined}.pkl"
+    translucent = f"_translucent{TRANSLUCENT:g}" if TRANSLUCENT else ""
+    cache = cache_dir / f"synth_v{SYNTH_VERSION}_{count}{solid}{veined}{translucent}.pkl"
     if cache.exists():
         with cache.open("rb") as fh:
             return [Photo(p.image, p.dice, p.source) for p in pickle.load(fh)]
@@ -914,7 +916,7 @@ def train_side_by_side(a: argparse.Namespace, photos: list[Photo], rng: np.rando
                "--finder-model", str(a.finder_model)] + (["--finder-photos-without-dice"] if a.finder_photos_without_dice else [])
     command += ["--leave-out", *a.leave_out] if a.leave_out else []
     command += ["--random-convolutions", str(a.random_convolutions), "--solid-dice", str(a.solid_dice),
-                "--veined", str(a.veined)]
+                "--veined", str(a.veined), "--translucent", str(a.translucent)]
     command += ["--float32"] if a.float32 else []
     finder_run = subprocess.Popen(command + (["--resume"] if a.resume else []) + (["--from-models"] if a.from_models else []))
     torch.set_num_threads(1)
@@ -1019,6 +1021,9 @@ def main() -> None:
     ap.add_argument("--veined", type=float, default=0.0, metavar="SHARE",
                     help="the share of the synthetic trays' flat dice swirled with veins of white, black or another "
                          "body colour (marbled plastic), e.g. 0.3")
+    ap.add_argument("--translucent", type=float, default=0.0, metavar="SHARE",
+                    help="the share of the synthetic trays' flat dice whose bottom and side faces' pips show faintly "
+                         "through clear plastic, e.g. 0.3")
     ap.add_argument("--float32", action="store_true",
                     help="train in float32 throughout (by default the forward passes run in bfloat16 where the "
                          "processor computes it natively, nearly twice the steps a minute)")
@@ -1038,10 +1043,11 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
     workers = 2 if a.side_by_side else a.threads
-    global SOLID_DICE, VEINED, FIND_NEGATIVES_FROM
+    global SOLID_DICE, VEINED, TRANSLUCENT, FIND_NEGATIVES_FROM
     FIND_NEGATIVES_FROM = set(a.find_negatives_from)
     SOLID_DICE = a.solid_dice  # read by tray_settings, here and in the rendering processes
     VEINED = a.veined
+    TRANSLUCENT = a.translucent
     photos = load_photos(tuple(a.leave_out)) + synthetic_photos(a.synth_frames, a.checkpoint_dir, workers) + negative_photos(a.negatives)
     print(f"{len(photos)} photos, {sum(len(p.dice) for p in photos)} dice, prepared in {time.time() - t0:.0f} s")
     if a.side_by_side:

@@ -133,6 +133,9 @@ class RenderSettings:
     veined: float = 0.0                # chance that a flat die's face is swirled with veins of a second colour
     vein_width: tuple[float, float] = (0.06, 0.25)   # how wide its veins are (share of the swirl's spread)
     vein_strength: tuple[float, float] = (0.5, 1.0)  # how fully a vein's middle takes the second colour
+    translucent: float = 0.0           # chance that a flat die's plastic shows the pips of its hidden faces through it
+    see_through: tuple[float, float] = (0.15, 0.45)  # how strongly the nearest hidden pips show (they fade with depth)
+    parallax: tuple[float, float] = (0.05, 0.3)      # how far the bottom face's pips lie off the top face's, in sides
     slanted_view: float = 0.0          # chance that the camera looks at a slant, showing side faces
     slant: tuple[float, float] = (0.12, 0.35)   # how far side faces show, fraction of the side
     slant_direction_deg: float | None = None   # the way side faces show from the top face (0 right, 90 down); None: any
@@ -425,6 +428,40 @@ def _draw_veins(rng: np.random.Generator, canvas: np.ndarray, face: np.ndarray, 
     canvas[:] = np.clip(canvas * (1.0 - share) + np.array(second, np.float32) * share, 0, 255).astype(canvas.dtype)
 
 
+def _draw_hidden_pips(rng: np.random.Generator, canvas: np.ndarray, face: np.ndarray, centre: tuple[float, float],
+                      side_px: float, die: _Placed, offset: float, pip_r: float, pip: np.ndarray,
+                      cfg: RenderSettings) -> None:
+    """Translucent plastic on a die's ``face`` (a polygon in ``canvas``; centre, side, pip offset and radius in
+    canvas pixels): the pips of its bottom and side faces seen through the body, as a camera a little off straight
+    above sees a clear cube (each point moved along one direction in proportion to its depth), softened and fading
+    with depth, before the top face's pips are painted on."""
+    side_values = _side_values(rng, die.value, 2)
+    across, down, depth = np.eye(3)  # in sides: across and down the top face, and down into the die
+    # each hidden face: its value, its middle and two directions along it (the bottom seen from above is mirrored)
+    hidden = ((7 - die.value, depth, (-across, down)),
+              (side_values[0], 0.5 * across + 0.5 * depth, (down, depth)),
+              (7 - side_values[0], -0.5 * across + 0.5 * depth, (down, depth)),
+              (side_values[1], 0.5 * down + 0.5 * depth, (across, depth)),
+              (7 - side_values[1], -0.5 * down + 0.5 * depth, (across, depth)))
+    way = rng.uniform(0, 2 * math.pi)
+    shift = _rng_range(rng, cfg.parallax) * side_px * np.array([math.cos(way), math.sin(way)])
+    turn = np.array([[math.cos(die.angle), -math.sin(die.angle)], [math.sin(die.angle), math.cos(die.angle)]])
+    ghosts = np.zeros(canvas.shape[:2], np.float32)
+    ring = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    for value, middle, along in hidden:
+        for gx, gy in pip_layout(value, turned=bool(rng.integers(0, 2))):
+            edge = np.array([middle + (along[0] * (gx * offset + pip_r * math.cos(t))
+                                       + along[1] * (gy * offset + pip_r * math.sin(t))) / side_px for t in ring])
+            seen = edge[:, :2] * side_px + edge[:, 2:] * shift   # deeper points lie further along the shift
+            outline = (seen @ turn.T + centre) * 16
+            fading = 1.0 - 0.6 * float(edge[:, 2].mean())
+            cv2.fillPoly(ghosts, [np.round(outline).astype(np.int32)], fading, cv2.LINE_AA, 4)
+    inside = np.zeros(canvas.shape[:2], np.float32)
+    cv2.fillPoly(inside, [face], 1.0)
+    soft = cv2.GaussianBlur(ghosts, (0, 0), max(0.5, 0.03 * side_px)) * inside * _rng_range(rng, cfg.see_through)
+    canvas[:] = np.clip(canvas * (1.0 - soft[..., None]) + pip * soft[..., None], 0, 255).astype(canvas.dtype)
+
+
 def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSettings):
     """:func:`_draw_die` with the top face square, side faces (if any) just added beside it."""
     side = die.side
@@ -459,6 +496,9 @@ def _draw_upright_die(rng: np.random.Generator, die: _Placed, cfg: RenderSetting
         pip_r *= rng.uniform(0.8, 1.35)
     pip = PIP_COLOURS[die.pip_colour]
     rim = tuple(float(v) for v in np.array(pip, np.float32) * 0.55)
+    if cfg.translucent and rng.random() < cfg.translucent:
+        _draw_hidden_pips(rng, canvas, face, (centre[0] * k, centre[1] * k), side * k, die, offset * k, pip_r * k,
+                          np.array(pip, np.float32), cfg)
     if die.symbol:
         _draw_symbol(rng, canvas, (centre[0] * k, centre[1] * k), face_side * 0.32 * k, die.angle, pip, body,
                      cfg.symbol_kinds)

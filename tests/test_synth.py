@@ -307,17 +307,22 @@ def test_a_tilted_camera_sees_a_solid_dies_side_face_along_the_tilt():
     assert across[-1] + 1 - across[0] == pytest.approx(100, abs=1.5)
 
 
+def _face_without_its_one(img, d):
+    """A die showing 1: its box's pixels (float), the mask of its face without the pip, and the face's median colour."""
+    x, y, w, h = (round(v) for v in d.bbox)
+    crop = img[y:y + h, x:x + w].astype(np.float32)
+    _, mask = _face(img, d)
+    cv2.circle(mask, (round(d.center[0]) - x, round(d.center[1]) - y), round(0.15 * d.side), 0, -1)
+    return crop, mask, np.median(crop[mask > 0], axis=0)
+
+
 def test_veined_dice_swirl_a_second_colour_under_the_pips_and_keep_their_body_colour():
     kwargs = {"seed": 5, "die_size": (100, 120), "background": "grey_card", **CLEAN}
     plain, plain_truth = render_scene([(1, "blue")] * 6, veined=0.0, **kwargs)
     veined, truth = render_scene([(1, "blue")] * 6, veined=1.0, **kwargs)
 
     def swirled_share(img, d):
-        x, y, w, h = (round(v) for v in d.bbox)
-        crop = img[y:y + h, x:x + w].astype(np.float32)
-        _, mask = _face(img, d)
-        cv2.circle(mask, (round(d.center[0]) - x, round(d.center[1]) - y), round(0.15 * d.side), 0, -1)
-        body = np.median(crop[mask > 0], axis=0)
+        crop, mask, body = _face_without_its_one(img, d)
         far = np.linalg.norm(crop - body, axis=2) > 60
         return far[mask > 0].mean(), body
 
@@ -337,11 +342,7 @@ def test_translucent_dice_show_their_hidden_pips_faintly_under_the_top_pips():
 
     def ghost_share(img, d):
         """Share of the face (its 1 left out) paler than the body, as a white pip seen through red plastic is."""
-        x, y, w, h = (round(v) for v in d.bbox)
-        crop = img[y:y + h, x:x + w].astype(np.float32)
-        _, mask = _face(img, d)
-        cv2.circle(mask, (round(d.center[0]) - x, round(d.center[1]) - y), round(0.15 * d.side), 0, -1)
-        body = np.median(crop[mask > 0], axis=0)
+        crop, mask, body = _face_without_its_one(img, d)
         paler = (crop - body).mean(axis=2) > 8  # towards the white pips
         return paler[mask > 0].mean()
 

@@ -49,8 +49,8 @@ from vision.reader import (
     DEFAULT_PARAMS,
     FaceHead,
     as_bgr8,
-    as_seen,
     colour_features,
+    prepared_frame,
     read_through_slant,
     reader_features,
     shipped_face_head,
@@ -297,7 +297,7 @@ def _check(rolls: Sequence[ConfirmedRoll]) -> None:
 
 def _frame(profile: Profile, roll: ConfirmedRoll) -> np.ndarray:
     """``roll``'s frame as the reader sees it: white-balanced by ``profile``, brought up when underexposed."""
-    return as_seen(profile.white_balance.correct(as_bgr8(roll.image)))
+    return prepared_frame(profile.white_balance.correct(as_bgr8(roll.image)))
 
 
 def _colour_samples(profile: Profile, rolls: Sequence[ConfirmedRoll]) -> list[list[tuple[str, np.ndarray]]]:

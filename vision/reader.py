@@ -199,7 +199,7 @@ def as_bgr8(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def as_seen(image: np.ndarray, params: ReaderParams = DEFAULT_PARAMS) -> np.ndarray:
+def prepared_frame(image: np.ndarray, params: ReaderParams = DEFAULT_PARAMS) -> np.ndarray:
     """A frame as the reader looks at it: :func:`as_bgr8`, brought up when underexposed (``params.exposure``)."""
     image = as_bgr8(image)
     return image if params.exposure is None else brought_up(image, params.exposure)
@@ -535,6 +535,7 @@ class SlantedReading:
     reading: Reading
     slant: Stretch      # the stretch the dice were read best through: the one to try first on the camera's next frame
     searched: bool      # the frame's dice were doubted and the stretches searched for a surer reading
+    frame: np.ndarray   # the frame as the reader looked at it (:func:`prepared_frame`)
 
 
 def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS,
@@ -550,7 +551,7 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     start = time.perf_counter()
     if not 1 <= params.views <= 4:
         raise UserError(f"views must be 1 to 4, not {params.views}")
-    image = as_seen(image_bgr, params)
+    image = prepared_frame(image_bgr, params)
     palette = palette or default_palette()
 
     def read_through(stretch: Stretch) -> Reading:
@@ -572,7 +573,7 @@ def read_through_slant(image_bgr: np.ndarray, *, palette: Palette | None = None,
     dice = _without_specks(image, _without_unreadable(reading.dice, params), params)
     dice = _without_side_faces(image, _without_certain_prints(image, _without_round_symbols(image, dice, params), params),
                                params.side_faces)
-    return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched)
+    return SlantedReading(Reading(dice, (time.perf_counter() - start) * 1000.0), slant, searched, image)
 
 
 def _without_certain_prints(image: np.ndarray, dice: tuple[DieReading, ...], params: ReaderParams) -> tuple[DieReading, ...]:
@@ -708,8 +709,7 @@ class CameraReader:
         self.side_faces: SideFaceParams | None = None
 
     def read(self, frame: np.ndarray, palette: Palette | None = None, params: ReaderParams = DEFAULT_PARAMS) -> Reading:
-        image = as_seen(frame, params)  # the dice's bodies below are compared as the reader saw them
-        slanted = read_through_slant(image, palette=palette, params=params, slant=self.slant,
+        slanted = read_through_slant(frame, palette=palette, params=params, slant=self.slant,
                                      search=self._since_search >= self._wait)
         if slanted.searched:
             self._wait = min(2 * self._wait, self.longest_wait) if slanted.slant == self.slant else self.search_every
@@ -721,14 +721,14 @@ class CameraReader:
         if self.side_face_vote is None or params.side_faces is not None or len(reading.dice) < 2:
             return reading
         start = time.perf_counter()
-        bodies = _DieBodies(image, reading.dice)
+        bodies = _DieBodies(slanted.frame, reading.dice)  # compared as the reader saw them
         for pair in close_pairs([d.center for d in reading.dice], [d.bbox[2] for d in reading.dice], bodies,
                                 [d.confidence for d in reading.dice], self.side_face_vote):
             if not any(pair.same_as(seen, self.side_face_vote) for seen in self._pairs):
                 self._pairs = (self._pairs + [pair])[-self.side_face_vote.remembered:]
         offset = voted_offset([pair.way for pair in self._pairs], self.side_face_vote)
         self.side_faces = None if offset is None else replace(self.side_face_vote.side_faces, offset=offset)
-        dice = _without_side_faces(image, reading.dice, self.side_faces, bodies)
+        dice = _without_side_faces(slanted.frame, reading.dice, self.side_faces, bodies)
         return replace(reading, dice=dice, ms=reading.ms + (time.perf_counter() - start) * 1000.0)
 
 
